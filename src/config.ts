@@ -1,0 +1,196 @@
+// The only module that reads process.env. Everything else receives a typed Config.
+// Each setting is parsed and checked here so that a bad value stops the process at
+// boot with a message naming the variable, never later on a request.
+import path from 'node:path';
+
+export interface RateLimitRule {
+  /** Requests allowed per hour (0 = no hourly window). */
+  perHour: number;
+  /** Requests allowed per minute (burst window). */
+  perMinute: number;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  /** Base URL printed at start and used in links; defaults to http://localhost:{port}. */
+  publicBaseUrl: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  trustProxy: boolean;
+  bodyLimit: number;
+  jwtSecret: string | undefined;
+  accessTokenTtlSeconds: number;
+  customerTokenTtlSeconds: number;
+  admin: { email: string; password: string } | undefined;
+  demoSeed: boolean;
+  appTestPhones: Record<string, string>;
+  rateLimit: {
+    disabled: boolean;
+    api: RateLimitRule;
+    ip: RateLimitRule;
+    partner: RateLimitRule;
+    admin: RateLimitRule;
+    customer: RateLimitRule;
+  };
+  shutdownTimeoutMs: number;
+  metricsEnabled: boolean;
+  version: string;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  }
+
+  str(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!/^-?\d+$/.test(v) || n < min || n > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+      return fallback;
+    }
+    return n;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const v = this.raw(name)?.toLowerCase();
+    if (v === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off'].includes(v)) return false;
+    this.problems.push(`${name} must be true or false (got "${v}")`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const v = this.raw(name);
+    if (v === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(v)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${v}")`);
+      return fallback;
+    }
+    return v as T;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const v = this.raw(name);
+    if (v === undefined) return undefined;
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      return v;
+    } catch {
+      this.problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      return undefined;
+    }
+  }
+}
+
+function parseTestPhones(r: Reader, name: string, fallback: string): Record<string, string> {
+  const v = r.raw(name) ?? fallback;
+  const out: Record<string, string> = {};
+  if (v === '') return out;
+  for (const pair of v.split(',')) {
+    const m = /^\s*(\+\d{6,15}):(\d{6})\s*$/.exec(pair);
+    if (!m) {
+      r.problems.push(`${name} must be a comma-separated list of +E164:6digitcode pairs (bad entry "${pair}")`);
+      continue;
+    }
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
+  return {
+    perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
+    perMinute: r.int(`${prefix}_PER_MINUTE`, perMinute, 1, 1_000_000),
+  };
+}
+
+/** Parse and validate configuration; throws ConfigError listing every problem found. */
+export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
+  const databaseUrl = r.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = r.url('REDIS_URL', ['redis:', 'rediss:']);
+  const port = r.int('PORT', 3000, 0, 65535);
+  const publicBaseUrl = r.url('PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '');
+
+  const adminEmail = r.raw('LOYALTY_ADMIN_EMAIL');
+  const adminPassword = r.raw('LOYALTY_ADMIN_PASSWORD');
+  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
+    r.problems.push('LOYALTY_ADMIN_EMAIL and LOYALTY_ADMIN_PASSWORD must be set together');
+  }
+  if (adminPassword !== undefined && adminPassword.length < 10) {
+    r.problems.push('LOYALTY_ADMIN_PASSWORD must be at least 10 characters');
+  }
+  const jwtSecret = r.raw('JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    r.problems.push('JWT_SECRET must be at least 32 characters');
+  }
+  const embedded = databaseUrl === undefined;
+
+  const config: Config = {
+    env: nodeEnv,
+    host: r.str('HOST', '0.0.0.0'),
+    port,
+    publicBaseUrl,
+    dataDir: path.resolve(r.str('LOYALTY_DATA_DIR', './data')),
+    databaseUrl,
+    databasePoolMax: r.int('DATABASE_POOL_MAX', 10, 1, 1000),
+    redisUrl,
+    redisKeyPrefix: r.str('REDIS_KEY_PREFIX', 'loyalty:'),
+    logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    bodyLimit: r.int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    jwtSecret,
+    accessTokenTtlSeconds: r.int('ACCESS_TOKEN_TTL', 12 * 3600, 60, 30 * 24 * 3600),
+    customerTokenTtlSeconds: r.int('CUSTOMER_TOKEN_TTL', 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
+    // Demo data is for a first look on the embedded store; a production database is
+    // never seeded unless asked for explicitly.
+    demoSeed: r.bool('LOYALTY_DEMO_SEED', embedded),
+    appTestPhones: parseTestPhones(r, 'APP_TEST_PHONES', embedded ? '+37060000000:123456' : ''),
+    rateLimit: {
+      disabled: r.bool('RATE_LIMIT_DISABLED', false),
+      api: rule(r, 'RATE_LIMIT_API', 1000, 100),
+      ip: rule(r, 'RATE_LIMIT_IP', 0, 60),
+      partner: rule(r, 'RATE_LIMIT_PARTNER', 5000, 200),
+      admin: rule(r, 'RATE_LIMIT_ADMIN', 10000, 500),
+      customer: rule(r, 'RATE_LIMIT_CUSTOMER', 1000, 100),
+    },
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    metricsEnabled: r.bool('METRICS_ENABLED', true),
+    version,
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+export function baseUrlOf(config: Config, boundPort: number): string {
+  return config.publicBaseUrl ?? `http://localhost:${boundPort}`;
+}

@@ -1,0 +1,131 @@
+// Idempotency-Key (DESIGN.md §3). The key is stored in the primary database in the same
+// transaction as the effect it guards: either both are committed or neither is, so a
+// retry after a timeout never applies an effect twice and never loses one.
+//
+//   same key, same body, first one finished  → the first response replayed
+//                                               (new request_id, Idempotent-Replayed: true)
+//   same key, different body                 → 422 INVALID_VALUE
+//   same key while the first is running      → 409 CONCURRENT_LIMIT_EXCEEDED
+//
+// "Running" is detected with a transaction-scoped advisory lock (across nodes) and an
+// in-process set (PGlite serialises transactions, so the lock alone cannot see it there).
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sha256Hex } from '../shared/crypto.js';
+import { AppError } from '../shared/errors.js';
+import type { Db, Tx } from './db/index.js';
+import { idempotencyKeys } from './db/infra.tables.js';
+
+export interface EffectResult<B extends { request_id: string }> {
+  status: number;
+  body: B;
+}
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const TTL_MS = 24 * 3600 * 1000;
+
+/** JSON with object keys sorted, so that key order does not make two bodies differ. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export class Idempotency {
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Run `effect` in one transaction, honouring the request's Idempotency-Key if it has one.
+   * `scope` is the caller (e.g. `partner:12`); keys of different callers never meet.
+   */
+  async run<B extends { request_id: string }>(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    scope: string,
+    effect: (tx: Tx) => Promise<EffectResult<B>>,
+  ): Promise<B> {
+    const header = req.headers['idempotency-key'];
+    if (header === undefined) {
+      const result = await this.db.transaction(effect);
+      reply.code(result.status);
+      return result.body;
+    }
+    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+      throw new AppError('INVALID_VALUE', {
+        message: 'error.idempotency_key_invalid',
+        items: [{ field: 'Idempotency-Key', code: 'INVALID_FORMAT', key: 'error.idempotency_key_invalid' }],
+      });
+    }
+    const requestHash = sha256Hex(canonicalJson([req.method, req.routeOptions.url, req.params, req.body ?? null]));
+    const slot = `${scope}\u0000${header}`;
+    if (this.inFlight.has(slot)) throw this.inProgress();
+    this.inFlight.add(slot);
+    try {
+      const outcome = await this.db.transaction(async (tx) => {
+        const lockKey = BigInt.asIntN(64, BigInt(`0x${sha256Hex(slot).slice(0, 16)}`)).toString();
+        const lock = (await tx.execute(sql`select pg_try_advisory_xact_lock(${lockKey}::bigint) as locked`)) as unknown as {
+          rows: Array<{ locked: boolean }>;
+        };
+        if (!lock.rows[0]?.locked) throw this.inProgress();
+        const [stored] = await tx
+          .select()
+          .from(idempotencyKeys)
+          .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, header), gt(idempotencyKeys.expiresAt, sql`now()`)));
+        if (stored) {
+          if (stored.requestHash !== requestHash) {
+            throw new AppError('INVALID_VALUE', {
+              message: 'error.idempotency_key_reused',
+              items: [{ field: 'Idempotency-Key', code: 'INVALID_VALUE', key: 'error.idempotency_key_reused' }],
+            });
+          }
+          return { replayed: true, status: stored.responseStatus, body: stored.responseBody as B };
+        }
+        const result = await effect(tx);
+        if (result.status >= 200 && result.status < 300) {
+          const { request_id: _omit, ...body } = result.body;
+          const row = {
+            scope,
+            key: header,
+            requestHash,
+            responseStatus: result.status,
+            responseBody: body,
+            expiresAt: new Date(Date.now() + TTL_MS),
+          };
+          // An expired row with the same key is replaced.
+          await tx
+            .insert(idempotencyKeys)
+            .values(row)
+            .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: { ...row, createdAt: sql`now()` } });
+        }
+        return { replayed: false, ...result };
+      });
+      reply.code(outcome.status);
+      if (outcome.replayed) {
+        reply.header('idempotent-replayed', 'true');
+        return { ...outcome.body, request_id: req.id };
+      }
+      return outcome.body;
+    } finally {
+      this.inFlight.delete(slot);
+    }
+  }
+
+  private inProgress() {
+    return new AppError('CONCURRENT_LIMIT_EXCEEDED', {
+      items: [{ field: 'Idempotency-Key', code: 'CONCURRENT_LIMIT_EXCEEDED', key: 'error.idempotency_in_progress' }],
+    });
+  }
+
+  /** Drop expired keys; called by the periodic housekeeping job. */
+  async purgeExpired(): Promise<number> {
+    const res = await this.db.execute(sql`delete from idempotency_keys where expires_at < now()`);
+    return (res as { rowCount?: number; affectedRows?: number }).rowCount ?? (res as { affectedRows?: number }).affectedRows ?? 0;
+  }
+}

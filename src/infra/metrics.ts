@@ -1,0 +1,69 @@
+// Prometheus metrics at /metrics: requests by route and status, a latency histogram and
+// the database pool. Each app instance has its own registry (tests run several at once).
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from './db/index.js';
+
+export interface MetricsOptions {
+  poolStats: () => PoolStats | undefined;
+}
+
+async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route pattern',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const pool = new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (PostgreSQL only)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const s = opts.poolStats();
+      if (!s) return;
+      this.set({ state: 'total' }, s.total);
+      this.set({ state: 'idle' }, s.idle);
+      this.set({ state: 'waiting' }, s.waiting);
+    },
+  });
+  void pool;
+
+  app.addHook('onResponse', async (req, reply) => {
+    // The route pattern, never the raw URL: ids and junk paths must not explode the labels.
+    const route = req.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, method: req.method, status: String(reply.statusCode) });
+    duration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+  });
+
+  app.get(
+    '/metrics',
+    {
+      config: { rateLimit: false },
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics',
+        produces: ['text/plain'],
+        response: { 200: { type: 'string', description: 'Prometheus text exposition format' } },
+      },
+    },
+    async (_req, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  );
+}
+
+export default fp(metricsPlugin, { name: 'metrics', dependencies: ['http-core'], fastify: '5.x' });

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../infra/auth.js';
+import type { Idempotency } from '../../infra/idempotency.js';
+import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
+import { notFound, unwrap } from '../../shared/errors.js';
+import { pageWindow } from '../../shared/pagination.js';
+import { DateTime, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { CreatePartnerBody, LoginBody, Partner } from '../partners/partners.schemas.js';
+import type { PartnersService } from '../partners/partners.service.js';
+import type { AdminService } from './admin.service.js';
+
+const Admin = Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), created_at: DateTime });
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{
+  admin: AdminService;
+  partners: PartnersService;
+  idempotency: Idempotency;
+}> = async (app, { admin, partners, idempotency }) => {
+  app.post(
+    '/:locale/admin/auth/login',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Administrator login',
+        params: LocaleParams,
+        body: LoginBody,
+        response: {
+          200: Envelope(Type.Object({ token: Type.String(), expires_at: DateTime, admin: Admin })),
+          ...errorResponses(400, 401, 422, 429),
+        },
+      },
+    },
+    async (req) => envelopeOf(req, unwrap(await admin.login(req.body.email, req.body.password)), 'auth.logged_in'),
+  );
+
+  app.post(
+    '/:locale/admin/partners',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a partner',
+        description: 'Creates a partner account that can log in with the given e-mail and password. Honours Idempotency-Key.',
+        params: LocaleParams,
+        body: CreatePartnerBody,
+        response: { 201: Envelope(Partner), ...errorResponses(400, 401, 403, 409, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { adminId } = principalOf(req, 'admin');
+      return idempotency.run(req, reply, `admin:${adminId}`, async (tx) => ({
+        status: 201,
+        body: envelopeOf(req, unwrap(await partners.create(req.body, tx)), 'ok.created', 201),
+      }));
+    },
+  );
+
+  app.get(
+    '/:locale/admin/partners',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'List partners',
+        params: LocaleParams,
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(Partner), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req) => {
+      const page = pageWindow(req.query);
+      const { items, total } = await partners.list(page);
+      return listWithMeta(req, items, page, total);
+    },
+  );
+
+  app.get(
+    '/:locale/admin/partners/:id',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'One partner',
+        params: LocaleIdParams,
+        response: { 200: Envelope(Partner), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => {
+      const partner = await partners.get(req.params.id);
+      if (!partner) throw notFound('resource.partner');
+      return envelopeOf(req, partner);
+    },
+  );
+};

@@ -1,0 +1,77 @@
+import type { Db, Executor } from '../../infra/db/index.js';
+import { isUniqueViolation } from '../../infra/db/index.js';
+import type { TokenService } from '../../infra/tokens.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import { iso } from '../../shared/time.js';
+import { partnersRepository as repo, type PartnerRow } from './partners.repository.js';
+
+export interface PartnerView {
+  id: number;
+  name: string;
+  email: string;
+  status: 'active' | 'suspended';
+  created_at: string;
+  updated_at: string;
+}
+
+export function partnerView(row: PartnerRow): PartnerView {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    status: row.status,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export class PartnersService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async create(input: { name: string; email: string; password: string }, tx: Executor = this.db): Promise<Result<PartnerView>> {
+    const email = normaliseEmail(input.email);
+    try {
+      const row = await repo.insert(tx, { name: input.name.trim(), email, passwordHash: await hashPassword(input.password) });
+      return ok(partnerView(row));
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        return fail('DUPLICATE_VALUE', {
+          message: 'error.email_taken',
+          items: [{ field: 'email', code: 'DUPLICATE_VALUE', key: 'error.email_taken' }],
+        });
+      }
+      throw err;
+    }
+  }
+
+  async login(email: string, password: string): Promise<Result<{ token: string; expires_at: string; partner: PartnerView }>> {
+    const row = await repo.findByEmail(this.db, normaliseEmail(email));
+    // Verify against a dummy hash when the account is missing, so timing does not tell.
+    const valid = await verifyPassword(row?.passwordHash ?? (await dummyPasswordHash()), password);
+    if (!row || !valid || row.status !== 'active') return fail('INVALID_CREDENTIALS');
+    const { token, expiresAt } = await this.tokens.sign({ kind: 'partner', subject: row.id });
+    return ok({ token, expires_at: iso(expiresAt), partner: partnerView(row) });
+  }
+
+  async get(id: number): Promise<PartnerView | undefined> {
+    const row = await repo.findById(this.db, id);
+    return row && partnerView(row);
+  }
+
+  async isActive(id: number): Promise<boolean> {
+    const row = await repo.findById(this.db, id);
+    return row?.status === 'active';
+  }
+
+  async list(page: PageWindow): Promise<{ items: PartnerView[]; total: number }> {
+    const { rows, total } = await repo.list(this.db, page.perPage, page.offset);
+    return { items: rows.map(partnerView), total };
+  }
+}

@@ -1,0 +1,104 @@
+// Process entry: config → app → listen → (demo seed) → banner; graceful SIGTERM.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { buildApp } from './app.js';
+import { baseUrlOf, ConfigError, loadConfig, type Config } from './config.js';
+import type { DemoCredentials } from './modules/demo/demo.service.js';
+import { VERSION } from './version.js';
+
+function loadOrExit(): Config {
+  try {
+    return loadConfig(process.env, VERSION);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/**
+ * On the embedded store the demo credentials are kept beside the data (mode 0600) so a
+ * restart can print them again; their secret is otherwise only stored hashed.
+ */
+async function demoCredentials(config: Config, seed: () => Promise<DemoCredentials | undefined>) {
+  const file = path.join(config.dataDir, 'demo-credentials.json');
+  const fresh = await seed();
+  if (fresh) {
+    if (!config.databaseUrl) await writeFile(file, JSON.stringify(fresh, null, 2), { mode: 0o600 });
+    return fresh;
+  }
+  if (!config.databaseUrl && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoCredentials;
+  return undefined;
+}
+
+function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefined): string {
+  const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
+  const lines = [
+    '',
+    `Loyalty ${config.version} is listening on ${baseUrl}`,
+    `  API docs:      ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`,
+    `  Store:         ${store}; Redis: ${config.redisUrl ? 'on' : 'off (in-process limits)'}`,
+  ];
+  if (demo) {
+    lines.push(
+      '',
+      'Demo data (embedded defaults — do not use in production):',
+      `  Admin:         ${demo.admin.email}${demo.admin.password ? ` / ${demo.admin.password}` : ' (password from LOYALTY_ADMIN_PASSWORD)'}`,
+      `  Partner:       ${demo.partner.email} / ${demo.partner.password}  (partner id ${demo.partner.id})`,
+      `  API key:       ${demo.api_key.key}`,
+      `  API secret:    ${demo.api_key.secret}`,
+      `  Shop:          #${demo.shop.id} ${demo.shop.name}; partner card programme #${demo.partner_card.id}`,
+      `  SMS:           sender "${demo.sms.sender}" approved, balance ${demo.sms.balance_eur} EUR`,
+    );
+    if (demo.test_customer) lines.push(`  Test customer: ${demo.test_customer.phone} (OTP code ${demo.test_customer.otp_code})`);
+    lines.push(
+      '',
+      'Try it:',
+      `  curl -X POST ${baseUrl}/en/shop/validate-credentials \\`,
+      `    -H "X-API-Key: ${demo.api_key.key}" \\`,
+      `    -H "X-API-Secret: ${demo.api_key.secret}"`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+async function main() {
+  const config = loadOrExit();
+  const { fastify, context } = await buildApp(config);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    fastify.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => {
+      fastify.log.error('graceful shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    fastify.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        fastify.log.error({ err }, 'error while closing');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  await fastify.listen({ host: config.host, port: config.port });
+  const port = (fastify.server.address() as AddressInfo).port;
+  const demo = config.demoSeed ? await demoCredentials(config, () => context.services.demo.seedIfEmpty()) : undefined;
+  process.stdout.write(`${banner(baseUrlOf(config, port), config, demo)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Loyalty failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

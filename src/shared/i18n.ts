@@ -1,0 +1,140 @@
+// One catalogue for every user-facing message, in both locales of the spec.
+// A unit test checks that no message is missing a translation or a placeholder.
+export const LOCALES = ['lt', 'en'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export function isLocale(v: unknown): v is Locale {
+  return v === 'lt' || v === 'en';
+}
+
+const catalogue = {
+  // success messages
+  'ok': { en: 'OK', lt: 'Gerai' },
+  'ok.created': { en: 'Created', lt: 'Sukurta' },
+  'ok.updated': { en: 'Updated', lt: 'Atnaujinta' },
+  'ok.deleted': { en: 'Deleted', lt: 'Ištrinta' },
+  'ok.accepted': { en: 'Accepted', lt: 'Priimta' },
+  'auth.credentials_valid': { en: 'API credentials are valid', lt: 'API prisijungimo duomenys galioja' },
+  'auth.logged_in': { en: 'Logged in', lt: 'Prisijungta' },
+  'health.ok': { en: 'Service is healthy', lt: 'Paslauga veikia' },
+  'health.degraded': { en: 'Service is degraded', lt: 'Paslauga veikia su sutrikimais' },
+  'api_keys.created': {
+    en: 'API key created; the secret is shown only once',
+    lt: 'API raktas sukurtas; slaptažodis rodomas tik vieną kartą',
+  },
+  'api_keys.revoked': { en: 'API key revoked', lt: 'API raktas atšauktas' },
+
+  // errors: request shape
+  'error.malformed_json': { en: 'The request body is not valid JSON', lt: 'Užklausos turinys nėra tinkamas JSON' },
+  'error.body_too_large': {
+    en: 'The request body is larger than {limit} bytes',
+    lt: 'Užklausos turinys didesnis nei {limit} baitų',
+  },
+  'error.unsupported_media_type': {
+    en: 'Unsupported content type; send application/json',
+    lt: 'Nepalaikomas turinio tipas; siųskite application/json',
+  },
+  'error.bad_request': { en: 'Malformed request', lt: 'Netinkama užklausa' },
+  'error.validation': { en: 'The given data was invalid', lt: 'Pateikti duomenys netinkami' },
+  'error.route_not_found': { en: 'Route not found', lt: 'Maršrutas nerastas' },
+  'error.resource_not_found': { en: '{resource} not found', lt: '{resource} nerastas' },
+  'error.internal': {
+    en: 'Internal server error; retry later and quote the request_id if it persists',
+    lt: 'Vidinė serverio klaida; bandykite vėliau ir nurodykite request_id, jei klaida kartojasi',
+  },
+  'error.unavailable': { en: 'Service temporarily unavailable', lt: 'Paslauga laikinai nepasiekiama' },
+
+  // errors: authentication and authorisation
+  'error.api_credentials_missing': {
+    en: 'API key and secret are required (X-API-Key and X-API-Secret headers)',
+    lt: 'Būtini API raktas ir slaptažodis (antraštės X-API-Key ir X-API-Secret)',
+  },
+  'error.api_credentials_invalid': { en: 'Invalid API credentials', lt: 'Neteisingi API prisijungimo duomenys' },
+  'error.token_missing': {
+    en: 'Authentication required: send Authorization: Bearer <token>',
+    lt: 'Reikia prisijungti: siųskite Authorization: Bearer <žetonas>',
+  },
+  'error.token_malformed': { en: 'The bearer token is malformed', lt: 'Netinkamo formato prieigos žetonas' },
+  'error.token_expired': { en: 'The token has expired', lt: 'Prieigos žetono galiojimas baigėsi' },
+  'error.token_invalid': { en: 'The token is not valid', lt: 'Prieigos žetonas negalioja' },
+  'error.login_failed': { en: 'Invalid e-mail or password', lt: 'Neteisingas el. paštas arba slaptažodis' },
+  'error.insufficient_permissions': {
+    en: 'This credential does not give access to this resource',
+    lt: 'Šie prisijungimo duomenys nesuteikia prieigos prie šio ištekliaus',
+  },
+  'error.rate_limited': {
+    en: 'Too many requests; retry after {seconds} seconds',
+    lt: 'Per daug užklausų; bandykite po {seconds} s',
+  },
+
+  // errors: idempotency and conflicts
+  'error.idempotency_key_invalid': {
+    en: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+    lt: 'Idempotency-Key turi būti nuo 1 iki 255 spausdinamų ASCII simbolių',
+  },
+  'error.idempotency_key_reused': {
+    en: 'This Idempotency-Key was already used with a different request',
+    lt: 'Šis Idempotency-Key jau panaudotas kitai užklausai',
+  },
+  'error.idempotency_in_progress': {
+    en: 'A request with this Idempotency-Key is still being processed',
+    lt: 'Užklausa su šiuo Idempotency-Key dar vykdoma',
+  },
+  'error.duplicate_value': { en: 'The value is already taken', lt: 'Ši reikšmė jau naudojama' },
+  'error.email_taken': { en: 'This e-mail is already registered', lt: 'Šis el. paštas jau užregistruotas' },
+
+  // validation messages (Shape A)
+  'validation.required': { en: 'This field is required', lt: 'Šis laukas privalomas' },
+  'validation.type': { en: 'Must be of type {type}', lt: 'Turi būti tipo {type}' },
+  'validation.min_length': {
+    en: 'Must be at least {limit} characters long',
+    lt: 'Turi būti bent {limit} simbolių ilgio',
+  },
+  'validation.max_length': {
+    en: 'May not be longer than {limit} characters',
+    lt: 'Negali būti ilgesnis nei {limit} simbolių',
+  },
+  'validation.minimum': { en: 'Must be at least {limit}', lt: 'Turi būti ne mažiau nei {limit}' },
+  'validation.maximum': { en: 'May not be greater than {limit}', lt: 'Negali būti daugiau nei {limit}' },
+  'validation.exclusive_minimum': { en: 'Must be greater than {limit}', lt: 'Turi būti daugiau nei {limit}' },
+  'validation.exclusive_maximum': { en: 'Must be less than {limit}', lt: 'Turi būti mažiau nei {limit}' },
+  'validation.pattern': { en: 'Has an invalid format', lt: 'Netinkamas formatas' },
+  'validation.format': { en: 'Must be a valid {format}', lt: 'Turi būti tinkamas {format}' },
+  'validation.enum': { en: 'Must be one of: {values}', lt: 'Turi būti viena iš reikšmių: {values}' },
+  'validation.min_items': { en: 'Must have at least {limit} items', lt: 'Turi būti bent {limit} elementų' },
+  'validation.max_items': { en: 'May not have more than {limit} items', lt: 'Negali būti daugiau nei {limit} elementų' },
+  'validation.unique_items': { en: 'Items must be unique', lt: 'Elementai turi būti unikalūs' },
+  'validation.additional_properties': { en: 'Unknown field', lt: 'Nežinomas laukas' },
+  'validation.invalid': { en: 'Is invalid', lt: 'Netinkama reikšmė' },
+  'validation.email': { en: 'Must be a valid e-mail address', lt: 'Turi būti tinkamas el. pašto adresas' },
+  'validation.password_too_short': {
+    en: 'Must be at least {limit} characters long',
+    lt: 'Turi būti bent {limit} simbolių ilgio',
+  },
+
+  // resource names used in 404 messages
+  'resource.partner': { en: 'Partner', lt: 'Partneris' },
+  'resource.shop': { en: 'Shop', lt: 'Parduotuvė' },
+  'resource.api_key': { en: 'API key', lt: 'API raktas' },
+  'resource.resource': { en: 'Resource', lt: 'Išteklius' },
+} as const satisfies Record<string, Record<Locale, string>>;
+
+export type MessageKey = keyof typeof catalogue;
+export type MessageParams = Record<string, string | number>;
+
+export function t(locale: Locale, key: MessageKey, params?: MessageParams): string {
+  const template: string = catalogue[key][locale];
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) return whole;
+    // Resource names are message keys themselves, translated in the same locale.
+    if (typeof value === 'string' && value.startsWith('resource.') && value in catalogue) {
+      return catalogue[value as MessageKey][locale];
+    }
+    return String(value);
+  });
+}
+
+/** Exposed for the completeness test only. */
+export const messageCatalogue: Record<string, Record<Locale, string>> = catalogue;
