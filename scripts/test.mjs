@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under src/ and test/ with Node's test runner (through tsx).
+// Files that need a service run only when it is configured:
+//   *.redis.test.ts  need REDIS_URL     *.pg.test.ts  need DATABASE_URL
+// Everything else runs in both modes: embedded (PGlite, in-process) and, with
+// DATABASE_URL / REDIS_URL set, against PostgreSQL and Redis.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+function find(dir) {
+  let out = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(find(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+let files = [...find('src'), ...find('test')].sort();
+if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
+const needs = [
+  ['.redis.test.ts', 'REDIS_URL'],
+  ['.pg.test.ts', 'DATABASE_URL'],
+];
+const excluded = [];
+files = files.filter((f) => {
+  const need = needs.find(([suffix, env]) => f.endsWith(suffix) && !process.env[env]);
+  if (need) excluded.push(`${f} (needs ${need[1]})`);
+  return !need;
+});
+const mode = process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite';
+console.log(`Running ${files.length} test files on ${mode}${process.env.REDIS_URL ? ' + Redis' : ''}.`);
+if (excluded.length > 0) console.log(`Not in this mode: ${excluded.join(', ')}`);
+
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+process.exit(result.status ?? 1);
