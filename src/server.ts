@@ -92,9 +92,17 @@ async function main() {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
-  await fastify.listen({ host: config.host, port: config.port });
-  const port = (fastify.server.address() as AddressInfo).port;
-  const demo = config.demoSeed ? await demoCredentials(config, () => context.services.demo.seedIfEmpty()) : undefined;
+  let port: number;
+  let demo: DemoCredentials | undefined;
+  try {
+    await fastify.listen({ host: config.host, port: config.port });
+    port = (fastify.server.address() as AddressInfo).port;
+    demo = config.demoSeed ? await demoCredentials(config, () => context.services.demo.seedIfEmpty()) : undefined;
+  } catch (err) {
+    // E.g. the port is taken: close the stores (and release the data directory) before exiting.
+    await fastify.close().catch(() => undefined);
+    throw err;
+  }
   process.stdout.write(`${banner(baseUrlOf(config, port), config, demo)}\n`);
 }
 

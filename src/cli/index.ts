@@ -36,18 +36,27 @@ async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
   }
 }
 
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        name: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    // An unknown option or a missing option value is a usage error, like an unknown command.
+    return out({ ok: false, error: err instanceof Error ? err.message : String(err), usage: USAGE }, 2);
+  }
+}
+
 async function main(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      name: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parse(argv);
   const command = positionals.join(' ');
   if (values.help || command === '') out({ ok: true, usage: USAGE });
 

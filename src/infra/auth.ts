@@ -127,7 +127,13 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
       return rejectAuth(req, reply, new AppError(name));
     }
     const { claims } = result;
-    if (!kinds.includes(claims.kind)) throw new AppError('INSUFFICIENT_PERMISSIONS');
+    if (!kinds.includes(claims.kind)) {
+      // A valid token of the wrong kind still spends its own per-token budget (same key as below).
+      if (req.routeOptions.config.rateLimit !== false) {
+        await limit(reply, claims.kind, sha256Hex(match[1]!).slice(0, 32), limits[claims.kind]);
+      }
+      throw new AppError('INSUFFICIENT_PERMISSIONS');
+    }
     const check = opts.accounts[claims.kind];
     if (!check || !(await check(claims.subject))) return rejectAuth(req, reply, new AppError('INVALID_TOKEN'));
     switch (claims.kind) {

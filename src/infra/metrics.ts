@@ -1,9 +1,24 @@
-// Prometheus metrics at /metrics: requests by route and status, a latency histogram and
-// the database pool. Each app instance has its own registry (tests run several at once).
+// Prometheus metrics: requests by route and status, a latency histogram and the database
+// pool. Each app instance has its own registry (tests run several at once).
+// This plugin counts and exposes `app.metrics`; the `/metrics` route itself is declared
+// with the other operational routes (modules/system), after the OpenAPI plugin, which
+// only documents routes registered after it.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from './db/index.js';
+
+export interface MetricsExposition {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Present when metrics are enabled (METRICS_ENABLED). */
+    metrics: MetricsExposition;
+  }
+}
 
 export interface MetricsOptions {
   poolStats: () => PoolStats | undefined;
@@ -48,22 +63,10 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     duration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
   });
 
-  app.get(
-    '/metrics',
-    {
-      config: { rateLimit: false },
-      schema: {
-        tags: ['operations'],
-        summary: 'Prometheus metrics',
-        produces: ['text/plain'],
-        response: { 200: { type: 'string', description: 'Prometheus text exposition format' } },
-      },
-    },
-    async (_req, reply) => {
-      reply.type(registry.contentType);
-      return registry.metrics();
-    },
-  );
+  app.decorate('metrics', {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+  } satisfies MetricsExposition);
 }
 
 export default fp(metricsPlugin, { name: 'metrics', dependencies: ['http-core'], fastify: '5.x' });

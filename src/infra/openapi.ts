@@ -15,6 +15,69 @@ Responses use the envelope \`{success, code, message, data, request_id}\`; error
 Authentication: \`X-API-Key\` + \`X-API-Secret\` for server-to-server calls, or a bearer JWT
 (customer, partner or admin) — see each operation's security.`;
 
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** `POST /{locale}/shop/validate-credentials` → `postShopValidateCredentials`; `{id}` → `ById`. */
+function operationIdOf(method: string, url: string): string {
+  const words = url
+    .split('/')
+    .filter((seg) => seg !== '' && seg !== '{locale}')
+    .flatMap((seg) => {
+      const param = /^\{(\w+)\}$/.exec(seg);
+      return param ? ['by', param[1]!] : seg.split(/[^A-Za-z0-9]+/);
+    })
+    .filter((w) => w !== '');
+  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * TypeBox writes a union of literals as `anyOf: [{const: a}, {const: b}]`; integrators'
+ * code generators read `enum: [a, b]` far better. Same values, same validation.
+ */
+function simplifyLiteralUnions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(simplifyLiteralUnions);
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = simplifyLiteralUnions(v);
+  const branches = out.anyOf;
+  if (Array.isArray(branches) && branches.length > 1) {
+    const literal = (b: unknown) => {
+      if (!isObject(b)) return undefined;
+      const keys = Object.keys(b).filter((k) => k !== 'type');
+      if (keys.length !== 1) return undefined;
+      if (keys[0] === 'const') return [b.const];
+      if (keys[0] === 'enum' && Array.isArray(b.enum)) return b.enum as unknown[];
+      return undefined;
+    };
+    const values = branches.map(literal);
+    const types = new Set(branches.map((b) => (isObject(b) ? b.type : undefined)));
+    const [type] = types;
+    if (values.every((v) => v !== undefined) && types.size === 1 && typeof type === 'string') {
+      delete out.anyOf;
+      out.type = type;
+      out.enum = values.flat();
+    }
+  }
+  return out;
+}
+
+/** Final touches on the generated document: operation ids and simpler enums. */
+function finishDocument(doc: Json): Json {
+  const finished = simplifyLiteralUnions(doc) as Json;
+  const paths = isObject(finished.paths) ? finished.paths : {};
+  for (const [url, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (isObject(op) && op.operationId === undefined) op.operationId = operationIdOf(method, url);
+    }
+  }
+  return finished;
+}
+
 function securityFor(auth: AuthKind | readonly AuthKind[] | undefined) {
   if (auth === undefined) return undefined;
   const kinds = typeof auth === 'string' ? [auth] : auth;
@@ -52,6 +115,7 @@ async function openapiPlugin(app: FastifyInstance, opts: { version: string }) {
       else if (!out.security) out.security = [];
       return { schema: out as never, url };
     },
+    transformObject: (doc) => finishDocument(('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Json) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
   app.get(

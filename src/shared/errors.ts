@@ -32,6 +32,8 @@ export const ERRORS = {
     code: 'INSUFFICIENT_PERMISSIONS',
     message: 'error.insufficient_permissions',
   },
+  ACCESS_DENIED: { status: 403, code: 'ACCESS_DENIED', message: 'error.access_denied', shapeB: true },
+  STORE_ACCESS_DENIED: { status: 403, code: 'STORE_ACCESS_DENIED', message: 'error.access_denied', shapeB: true },
   // 404
   ROUTE_NOT_FOUND: { status: 404, code: 404, message: 'error.route_not_found' },
   RESOURCE_NOT_FOUND: {
@@ -42,6 +44,8 @@ export const ERRORS = {
   },
   // 409
   DUPLICATE_VALUE: { status: 409, code: 'DUPLICATE_VALUE', message: 'error.duplicate_value', shapeB: true },
+  INVALID_STATE: { status: 409, code: 'INVALID_STATE', message: 'error.invalid_state', shapeB: true },
+  COMMISSION_LOCKED: { status: 409, code: 'COMMISSION_LOCKED', message: 'error.commission_locked', shapeB: true },
   CONCURRENT_LIMIT_EXCEEDED: {
     status: 409,
     code: 'CONCURRENT_LIMIT_EXCEEDED',
@@ -52,6 +56,15 @@ export const ERRORS = {
   VALIDATION: { status: 422, code: 422, message: 'error.validation' },
   SMS_VALIDATION: { status: 422, code: 'VALIDATION_ERROR', message: 'error.validation' },
   INVALID_VALUE: { status: 422, code: 'INVALID_VALUE', message: 'error.validation', shapeB: true },
+  INSUFFICIENT_BALANCE: {
+    status: 422,
+    code: 'INSUFFICIENT_BALANCE',
+    message: 'error.insufficient_balance',
+    shapeB: true,
+  },
+  EXPIRED_OFFER: { status: 422, code: 'EXPIRED_OFFER', message: 'error.expired_offer', shapeB: true },
+  QUOTA_EXCEEDED: { status: 422, code: 'QUOTA_EXCEEDED', message: 'error.quota_exceeded', shapeB: true },
+  SENDER_NOT_APPROVED: { status: 422, code: 2001, message: 'error.sender_not_approved' },
   // 429
   RATE_LIMIT_EXCEEDED: { status: 429, code: 1003, message: 'error.rate_limited' },
   // 5xx

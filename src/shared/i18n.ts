@@ -80,6 +80,22 @@ const catalogue = {
     en: 'A request with this Idempotency-Key is still being processed',
     lt: 'Užklausa su šiuo Idempotency-Key dar vykdoma',
   },
+  'error.access_denied': { en: 'Access denied', lt: 'Prieiga uždrausta' },
+  'error.invalid_state': {
+    en: 'The resource is not in a state that allows this',
+    lt: 'Ištekliaus būsena neleidžia šio veiksmo',
+  },
+  'error.commission_locked': {
+    en: 'The commission period is locked',
+    lt: 'Komisinio mokesčio laikotarpis užrakintas',
+  },
+  'error.insufficient_balance': { en: 'Insufficient points balance', lt: 'Nepakankamas taškų likutis' },
+  'error.expired_offer': { en: 'The offer has expired', lt: 'Pasiūlymo galiojimas baigėsi' },
+  'error.quota_exceeded': { en: 'The quota or balance is exceeded', lt: 'Viršyta kvota arba likutis' },
+  'error.sender_not_approved': {
+    en: 'Sender name not approved for this account; approved senders: {senders}',
+    lt: 'Siuntėjo vardas šiai paskyrai nepatvirtintas; patvirtinti siuntėjai: {senders}',
+  },
   'error.duplicate_value': { en: 'The value is already taken', lt: 'Ši reikšmė jau naudojama' },
   'error.email_taken': { en: 'This e-mail is already registered', lt: 'Šis el. paštas jau užregistruotas' },
 

@@ -68,6 +68,27 @@ export const systemRoutes: FastifyPluginAsyncTypebox<{ system: SystemService }> 
     async () => ({ status: 'ok' }),
   );
 
+  // Counted and rendered by the metrics plugin (infra/metrics.ts) when METRICS_ENABLED.
+  if (app.hasDecorator('metrics')) {
+    app.get(
+      '/metrics',
+      {
+        config: { rateLimit: false },
+        schema: {
+          tags: ['operations'],
+          summary: 'Prometheus metrics',
+          description: 'Requests by route pattern and status, latency histogram, database pool (PostgreSQL), process metrics.',
+          produces: ['text/plain'],
+          response: { 200: { type: 'string', description: 'Prometheus text exposition format' } },
+        },
+      },
+      async (_req, reply) => {
+        reply.type(app.metrics.contentType);
+        return app.metrics.render();
+      },
+    );
+  }
+
   app.get(
     '/readyz',
     {

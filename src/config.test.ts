@@ -1,0 +1,185 @@
+// The config module: defaults, and every bad value stopping the start with a message
+// that names the variable.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { baseUrlOf, ConfigError, loadConfig } from './config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.match(err.message, /^Invalid configuration:\n/);
+    for (const p of err.problems) assert.ok(err.message.includes(p));
+    return err.problems;
+  }
+  assert.fail(`no ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has working defaults with nothing set (embedded)', () => {
+    const c = loadConfig({}, '1.2.3');
+    assert.equal(c.env, 'development');
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.port, 3000);
+    assert.equal(c.publicBaseUrl, undefined);
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.redisUrl, undefined);
+    assert.equal(c.databasePoolMax, 10);
+    assert.equal(c.redisKeyPrefix, 'loyalty:');
+    assert.equal(c.logLevel, 'info');
+    assert.equal(c.trustProxy, false);
+    assert.equal(c.bodyLimit, 1024 * 1024);
+    assert.equal(c.jwtSecret, undefined);
+    assert.equal(c.admin, undefined);
+    assert.equal(c.rateLimit.disabled, false);
+    assert.deepEqual(c.rateLimit.api, { perHour: 1000, perMinute: 100 });
+    assert.deepEqual(c.rateLimit.ip, { perHour: 0, perMinute: 60 });
+    assert.deepEqual(c.rateLimit.partner, { perHour: 5000, perMinute: 200 });
+    assert.deepEqual(c.rateLimit.admin, { perHour: 10000, perMinute: 500 });
+    assert.equal(c.metricsEnabled, true);
+    assert.equal(c.shutdownTimeoutMs, 10_000);
+    assert.equal(c.version, '1.2.3');
+  });
+
+  it('reads each setting', () => {
+    const c = loadConfig({
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '8080',
+      PUBLIC_BASE_URL: 'https://loyalty.example.com/',
+      LOYALTY_DATA_DIR: '/tmp/loyalty-x',
+      DATABASE_URL: 'postgres://u:p@db:5432/loyalty',
+      DATABASE_POOL_MAX: '25',
+      REDIS_URL: 'rediss://cache:6380',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'yes',
+      BODY_LIMIT: '2048',
+      JWT_SECRET: 'x'.repeat(32),
+      LOYALTY_ADMIN_EMAIL: 'ops@example.com',
+      LOYALTY_ADMIN_PASSWORD: 'long-enough-pw',
+      RATE_LIMIT_DISABLED: 'true',
+      RATE_LIMIT_API_PER_MINUTE: '5',
+      RATE_LIMIT_API_PER_HOUR: '0',
+      METRICS_ENABLED: 'off',
+    });
+    assert.equal(c.env, 'production');
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.port, 8080);
+    assert.equal(c.publicBaseUrl, 'https://loyalty.example.com');
+    assert.equal(c.dataDir, '/tmp/loyalty-x');
+    assert.equal(c.databaseUrl, 'postgres://u:p@db:5432/loyalty');
+    assert.equal(c.databasePoolMax, 25);
+    assert.equal(c.redisUrl, 'rediss://cache:6380');
+    assert.equal(c.logLevel, 'warn');
+    assert.equal(c.trustProxy, true);
+    assert.equal(c.bodyLimit, 2048);
+    assert.equal(c.jwtSecret, 'x'.repeat(32));
+    assert.deepEqual(c.admin, { email: 'ops@example.com', password: 'long-enough-pw' });
+    assert.equal(c.rateLimit.disabled, true);
+    assert.deepEqual(c.rateLimit.api, { perHour: 0, perMinute: 5 });
+    assert.equal(c.metricsEnabled, false);
+    assert.equal(baseUrlOf(c, 1234), 'https://loyalty.example.com');
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const c = loadConfig({ PORT: '', DATABASE_URL: '  ', LOYALTY_ADMIN_EMAIL: '', LOYALTY_ADMIN_PASSWORD: ' ' });
+    assert.equal(c.port, 3000);
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.admin, undefined);
+  });
+
+  it('builds the base URL from the bound port when PUBLIC_BASE_URL is unset', () => {
+    assert.equal(baseUrlOf(loadConfig({ PORT: '0' }), 43210), 'http://localhost:43210');
+  });
+
+  const bad: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '3000.5'],
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['DATABASE_POOL_MAX', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'maybe'],
+    ['BODY_LIMIT', '10'],
+    ['JWT_SECRET', 'too-short'],
+    ['RATE_LIMIT_DISABLED', 'sometimes'],
+    ['RATE_LIMIT_API_PER_MINUTE', '0'],
+    ['RATE_LIMIT_IP_PER_HOUR', 'lots'],
+    ['ACCESS_TOKEN_TTL', '5'],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon'],
+    ['METRICS_ENABLED', '2'],
+    ['LOYALTY_DEMO_SEED', 'sure'],
+  ];
+  for (const [name, value] of bad) {
+    it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
+      const problems = problemsOf({ [name]: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.ok(problems[0]!.startsWith(name), problems[0]);
+    });
+  }
+
+  it('lists every problem at once', () => {
+    const problems = problemsOf({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });
+    assert.equal(problems.length, 3);
+    assert.deepEqual(problems.map((p) => p.split(' ')[0]).sort(), ['DATABASE_URL', 'LOG_LEVEL', 'PORT']);
+  });
+
+  it('does not echo secrets from a bad DATABASE_URL or a short JWT_SECRET', () => {
+    const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2@db/x', JWT_SECRET: 'secret-value' });
+    assert.doesNotMatch(problems.join('\n'), /hunter2|secret-value/);
+  });
+
+  it('needs LOYALTY_ADMIN_EMAIL and LOYALTY_ADMIN_PASSWORD together, with a long enough password', () => {
+    assert.match(problemsOf({ LOYALTY_ADMIN_EMAIL: 'ops@example.com' }).join('\n'), /LOYALTY_ADMIN_EMAIL and LOYALTY_ADMIN_PASSWORD/);
+    assert.match(problemsOf({ LOYALTY_ADMIN_PASSWORD: 'long-enough-pw' }).join('\n'), /LOYALTY_ADMIN_EMAIL and LOYALTY_ADMIN_PASSWORD/);
+    const short = problemsOf({ LOYALTY_ADMIN_EMAIL: 'ops@example.com', LOYALTY_ADMIN_PASSWORD: 'short' });
+    assert.deepEqual(short, ['LOYALTY_ADMIN_PASSWORD must be at least 10 characters']);
+  });
+
+  describe('APP_TEST_PHONES', () => {
+    it('defaults to one test phone on the embedded store and none with DATABASE_URL', () => {
+      assert.deepEqual(loadConfig({}).appTestPhones, { '+37060000000': '123456' });
+      assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://db/x' }).appTestPhones, {});
+    });
+
+    it('parses comma-separated +E164:code pairs, tolerating spaces', () => {
+      assert.deepEqual(loadConfig({ APP_TEST_PHONES: '+37060000000:123456, +4915112345678:654321' }).appTestPhones, {
+        '+37060000000': '123456',
+        '+4915112345678': '654321',
+      });
+    });
+
+    it('can be set on PostgreSQL too', () => {
+      const c = loadConfig({ DATABASE_URL: 'postgres://db/x', APP_TEST_PHONES: '+37060000001:111111' });
+      assert.deepEqual(c.appTestPhones, { '+37060000001': '111111' });
+    });
+
+    for (const value of ['37060000000:123456', '+37060000000:12345', '+37060000000', '+37060000000:123456,', '+370600:123456x']) {
+      it(`rejects ${JSON.stringify(value)}`, () => {
+        const problems = problemsOf({ APP_TEST_PHONES: value });
+        assert.ok(problems.length >= 1 && problems.every((p) => p.startsWith('APP_TEST_PHONES')), problems.join('; '));
+      });
+    }
+  });
+
+  describe('demo seed', () => {
+    it('is on by default on the embedded store', () => {
+      assert.equal(loadConfig({}).demoSeed, true);
+    });
+    it('is off by default with DATABASE_URL', () => {
+      assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/x' }).demoSeed, false);
+    });
+    it('follows LOYALTY_DEMO_SEED either way', () => {
+      assert.equal(loadConfig({ LOYALTY_DEMO_SEED: 'false' }).demoSeed, false);
+      assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/x', LOYALTY_DEMO_SEED: 'true' }).demoSeed, true);
+    });
+  });
+});

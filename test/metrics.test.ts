@@ -1,0 +1,105 @@
+// Prometheus metrics at /metrics: requests by route pattern and status, latency, and the
+// database pool on PostgreSQL — with bounded labels and no secrets.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
+import { apiHeaders, bearer, request } from './helpers/http.js';
+
+/** The value of one series, e.g. `http_requests_total{route="…",method="POST",status="200"}`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const m = /^[^{]+\{(.*)\} (\S+)$/.exec(line);
+    if (!m) continue;
+    const have = Object.fromEntries([...m[1]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[2]);
+  }
+  return undefined;
+}
+
+describe('metrics', () => {
+  let t: TestApp;
+  let partner: PartnerFixture;
+  let text: string;
+  const VC = '/:locale/shop/validate-credentials';
+
+  before(async () => {
+    t = await startTestApp();
+    partner = await createPartner(t);
+    for (let i = 0; i < 3; i++) {
+      const ok = await request(t.url, 'POST', '/en/shop/validate-credentials', { headers: apiHeaders(partner.apiKey) });
+      assert.equal(ok.status, 200);
+    }
+    const wrong = await request(t.url, 'POST', '/lt/shop/validate-credentials', {
+      headers: apiHeaders({ key: partner.apiKey.key, secret: 'wrong-secret' }),
+    });
+    assert.equal(wrong.status, 401);
+    const missing = await request(t.url, 'POST', '/en/shop/validate-credentials');
+    assert.equal(missing.status, 401);
+    for (const junk of ['/en/no/such/route-12345', '/wp-admin/setup-config.php', '/xyz-98765?q=1']) {
+      assert.equal((await request(t.url, 'GET', junk)).status, 404);
+    }
+    assert.equal((await request(t.url, 'GET', `/en/partners/shops/424242`, { headers: bearer(partner.token) })).status, 404);
+
+    const res = await request(t.url, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    text = res.text;
+  });
+  after(() => t.close());
+
+  it('counts requests by route pattern and status', () => {
+    assert.equal(sample(text, 'http_requests_total', { route: VC, method: 'POST', status: '200' }), 3);
+    assert.equal(sample(text, 'http_requests_total', { route: VC, method: 'POST', status: '401' }), 2);
+    assert.equal(sample(text, 'http_requests_total', { route: '/:locale/partners/shops/:id', method: 'GET', status: '404' }), 1);
+  });
+
+  it('has a latency histogram per route', () => {
+    assert.equal(sample(text, 'http_request_duration_seconds_bucket', { route: VC, method: 'POST', le: '+Inf' }), 5);
+    assert.equal(sample(text, 'http_request_duration_seconds_count', { route: VC, method: 'POST' }), 5);
+    assert.ok(sample(text, 'http_request_duration_seconds_bucket', { route: VC, method: 'POST', le: '0.1' }) !== undefined);
+  });
+
+  it('counts unknown URLs as route="unmatched", never the raw path', () => {
+    assert.equal(sample(text, 'http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 3);
+    assert.doesNotMatch(text, /no\/such\/route|wp-admin|xyz-98765|424242/);
+    const routes = new Set([...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
+    for (const r of routes) assert.ok(r === 'unmatched' || r!.startsWith('/'), r);
+  });
+
+  it('never contains credentials', () => {
+    assert.ok(!text.includes(partner.apiKey.key));
+    assert.ok(!text.includes(partner.apiKey.secret));
+    assert.ok(!text.includes(partner.token));
+    assert.ok(!text.includes('wrong-secret'));
+  });
+
+  it('reports the database pool on PostgreSQL only', () => {
+    const total = sample(text, 'db_pool_connections', { state: 'total' });
+    if (process.env.DATABASE_URL) {
+      assert.ok(total !== undefined && total >= 1, `db_pool_connections{state="total"} = ${total}`);
+      assert.notEqual(sample(text, 'db_pool_connections', { state: 'idle' }), undefined);
+      assert.notEqual(sample(text, 'db_pool_connections', { state: 'waiting' }), undefined);
+    } else {
+      // PGlite has no pool: the gauge is declared but has no series.
+      assert.equal(total, undefined);
+    }
+  });
+
+  it('includes process metrics', () => {
+    assert.match(text, /^process_cpu_seconds_total \d/m);
+    assert.match(text, /^nodejs_heap_size_used_bytes \d/m);
+  });
+
+  it('METRICS_ENABLED=false removes /metrics (404 envelope)', async () => {
+    const off = await startTestApp({ METRICS_ENABLED: 'false' }, t.db);
+    try {
+      const res = await request(off.url, 'GET', '/metrics');
+      assert.equal(res.status, 404);
+      assert.equal(res.body.success, false);
+    } finally {
+      await off.close();
+    }
+  });
+});

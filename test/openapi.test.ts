@@ -1,0 +1,180 @@
+// The OpenAPI 3.1 document at /openapi.json: it covers every route, states each
+// operation's security, and passes the Redocly linter without errors.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { request } from './helpers/http.js';
+
+type Operation = {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ in: string; name: string; required?: boolean; schema: Record<string, unknown> }>;
+  responses: Record<string, unknown>;
+};
+type Doc = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/** Every route of this issue, with the credentials each operation must declare. */
+const EXPECTED: Array<[method: string, path: string, security: string]> = [
+  ['post', '/{locale}/shop/validate-credentials', 'api'],
+  ['get', '/{locale}/shop/health', 'api'],
+  ['get', '/{locale}/shop/system/health', 'api'],
+  ['get', '/{locale}/shop/shops', 'api'],
+  ['post', '/{locale}/partners/auth/login', 'none'],
+  ['get', '/{locale}/partners/auth/me', 'partner'],
+  ['post', '/{locale}/partners/api-keys', 'partner'],
+  ['get', '/{locale}/partners/api-keys', 'partner'],
+  ['delete', '/{locale}/partners/api-keys/{id}', 'partner'],
+  ['post', '/{locale}/partners/shops', 'partner'],
+  ['get', '/{locale}/partners/shops', 'partner'],
+  ['get', '/{locale}/partners/shops/{id}', 'partner'],
+  ['put', '/{locale}/partners/shops/{id}', 'partner'],
+  ['delete', '/{locale}/partners/shops/{id}', 'partner'],
+  ['post', '/{locale}/admin/auth/login', 'none'],
+  ['post', '/{locale}/admin/partners', 'admin'],
+  ['get', '/{locale}/admin/partners', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}', 'admin'],
+  ['get', '/healthz', 'none'],
+  ['get', '/readyz', 'none'],
+  ['get', '/metrics', 'none'],
+];
+
+const SECURITY: Record<string, Array<Record<string, string[]>>> = {
+  api: [{ apiKey: [], apiSecret: [] }],
+  partner: [{ partnerJwt: [] }],
+  admin: [{ adminJwt: [] }],
+  none: [],
+};
+
+function operations(doc: Doc): Array<[string, string, Operation]> {
+  const out: Array<[string, string, Operation]> = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of METHODS) if (item[method]) out.push([method, path, item[method]!]);
+  }
+  return out;
+}
+
+/**
+ * [method, OpenAPI-style path] of every route in the router, read from printRoutes' tree
+ * (lines like `│   └── /:id (GET, HEAD)`), so a route added later is checked too.
+ */
+function routerRoutes(t: TestApp): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const stack: string[] = [];
+  for (const line of t.app.fastify.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:│ {3}| {4})*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
+    for (const method of m[3]?.split(', ') ?? []) out.push([method.toLowerCase(), path]);
+  }
+  return out;
+}
+
+/** The values a parameter schema allows: a plain enum, or a union of literals. */
+function allowedValues(schema: Record<string, unknown>): unknown[] | undefined {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  if (Array.isArray(schema.anyOf)) {
+    const values = (schema.anyOf as Array<Record<string, unknown>>).map((s) => allowedValues(s) ?? ('const' in s ? [s.const] : undefined));
+    return values.every((v) => v !== undefined) ? values.flat() : undefined;
+  }
+  return 'const' in schema ? [schema.const] : undefined;
+}
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Doc;
+
+  before(async () => {
+    t = await startTestApp();
+    const res = await request<Doc>(t.url, 'GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    doc = res.body;
+  });
+  after(() => t.close());
+
+  it('is OpenAPI 3.1.0 and needs no credentials', () => {
+    assert.equal(doc.openapi, '3.1.0');
+  });
+
+  it('documents every route with the security it requires', () => {
+    const missing = EXPECTED.filter(([m, p]) => !doc.paths[p]?.[m]).map(([m, p]) => `${m.toUpperCase()} ${p}`);
+    assert.deepEqual(missing, [], `not documented: ${missing.join(', ')}`);
+    for (const [method, path, kind] of EXPECTED) {
+      assert.deepEqual(doc.paths[path]![method]!.security, SECURITY[kind], `${method} ${path}`);
+    }
+  });
+
+  it('documents every route the router knows (except the docs themselves)', () => {
+    const documented = new Set(operations(doc).map(([m, p]) => `${m} ${p}`));
+    const routed = routerRoutes(t).filter(([m, p]) => m !== 'head' && !p.startsWith('/docs') && p !== '/openapi.json');
+    assert.ok(routed.length >= EXPECTED.length, JSON.stringify(routed));
+    assert.ok(routed.some(([m, p]) => m === 'delete' && p === '/{locale}/partners/api-keys/{id}'), 'nested routes are read');
+    const undocumented = routed.map(([m, p]) => `${m} ${p}`).filter((k) => !documented.has(k));
+    assert.deepEqual(undocumented, []);
+  });
+
+  it('leaves the documentation routes themselves out of the document', () => {
+    assert.equal(doc.paths['/openapi.json'], undefined);
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/docs')), []);
+  });
+
+  it('gives every operation a unique operationId', () => {
+    const ids = operations(doc).map(([, , op]) => op.operationId);
+    assert.ok(ids.every((id) => typeof id === 'string' && /^[A-Za-z][A-Za-z0-9]*$/.test(id)), JSON.stringify(ids));
+    assert.equal(new Set(ids).size, ids.length);
+    assert.equal(doc.paths['/{locale}/shop/validate-credentials']!.post!.operationId, 'postShopValidateCredentials');
+    assert.equal(doc.paths['/{locale}/partners/shops/{id}']!.get!.operationId, 'getPartnersShopsById');
+  });
+
+  it('declares the locale path parameter as required, lt or en, on every localised operation', () => {
+    let count = 0;
+    for (const [method, path, op] of operations(doc)) {
+      if (!path.startsWith('/{locale}/')) continue;
+      const locale = op.parameters?.find((p) => p.in === 'path' && p.name === 'locale');
+      assert.ok(locale, `${method} ${path} has no locale parameter`);
+      assert.equal(locale.required, true);
+      assert.deepEqual(allowedValues(locale.schema)?.sort(), ['en', 'lt'], `${method} ${path}`);
+      count++;
+    }
+    assert.ok(count >= 18);
+  });
+
+  it('refers error responses to the shared ErrorEnvelope schema', () => {
+    const op = doc.paths['/{locale}/shop/validate-credentials']!.post!;
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '429', '500']);
+    assert.deepEqual(op.responses['401'], {
+      description: 'Error envelope',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    });
+  });
+
+  it('passes the Redocly "recommended" lint without errors', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error');
+    const describe = (p: (typeof problems)[number]) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? '?'}`;
+    assert.deepEqual(errors.map(describe), [], `lint errors:\n${errors.map(describe).join('\n')}`);
+
+    // The same linter does catch a broken document.
+    const broken = structuredClone(doc);
+    broken.paths['/{locale}/shop/validate-credentials']!.post!.responses['401'] = {
+      description: 'x',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } },
+    };
+    const brokenProblems = await lintFromString({ source: JSON.stringify(broken), absoluteRef: 'openapi.json', config });
+    assert.ok(brokenProblems.some((p) => p.severity === 'error' && p.ruleId === 'no-unresolved-refs'));
+  });
+
+  it('serves interactive docs at /docs', async () => {
+    const res = await fetch(`${t.url}/docs`, { redirect: 'follow' });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await res.text(), /swagger-ui/i);
+  });
+});
