@@ -23,4 +23,9 @@ export default tseslint.config(
     files: ['src/config.ts', 'src/server.ts', 'src/cli/**', 'test/**', 'bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  {
+    // Tests read response bodies as untyped JSON, as a client does.
+    files: ['test/**', 'src/**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

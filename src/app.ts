@@ -13,6 +13,8 @@ import { Idempotency } from './infra/idempotency.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
 import { RateLimiter } from './infra/rate-limit.js';
+import { loadOrCreateSetting } from './infra/settings.js';
+import { randomToken } from './shared/crypto.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
@@ -71,7 +73,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     version: config.version,
     migrated: () => migrated,
   });
-  const idempotency = new Idempotency(context.database.db);
+  const idempotency = new Idempotency(
+    context.database.db,
+    await loadOrCreateSetting(context.database.db, 'idempotency_fingerprint_key', () => randomToken(32)),
+  );
   const rateLimiter = new RateLimiter({ redis: context.redis, prefix: config.redisKeyPrefix });
 
   await fastify.register(httpCore, { bodyLimit: config.bodyLimit });

@@ -1,10 +1,9 @@
 // Process entry: config → app → listen → (demo seed) → banner; graceful SIGTERM.
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { baseUrlOf, ConfigError, loadConfig, type Config } from './config.js';
+import { loadDemoCredentials, saveDemoCredentials } from './modules/demo/demo-credentials-file.js';
 import type { DemoCredentials } from './modules/demo/demo.service.js';
 import { VERSION } from './version.js';
 
@@ -20,19 +19,14 @@ function loadOrExit(): Config {
   }
 }
 
-/**
- * On the embedded store the demo credentials are kept beside the data (mode 0600) so a
- * restart can print them again; their secret is otherwise only stored hashed.
- */
+/** Seed an empty database, or reprint what an earlier seed saved. */
 async function demoCredentials(config: Config, seed: () => Promise<DemoCredentials | undefined>) {
-  const file = path.join(config.dataDir, 'demo-credentials.json');
   const fresh = await seed();
   if (fresh) {
-    if (!config.databaseUrl) await writeFile(file, JSON.stringify(fresh, null, 2), { mode: 0o600 });
+    await saveDemoCredentials(config, fresh);
     return fresh;
   }
-  if (!config.databaseUrl && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as DemoCredentials;
-  return undefined;
+  return loadDemoCredentials(config);
 }
 
 function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefined): string {

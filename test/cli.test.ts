@@ -3,7 +3,8 @@
 // directory, or a fresh PostgreSQL database when DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -180,6 +181,14 @@ describe('loyalty CLI', () => {
       assert.equal(typeof c.admin.email, 'string');
       assert.equal(typeof c.shop.id, 'number');
       seeded = c;
+      // On the embedded store the credentials are kept for `npm start` to print again.
+      const saved = path.join(dataDir, 'demo-credentials.json');
+      if (db) {
+        assert.equal(existsSync(saved), false, 'nothing is written for PostgreSQL');
+      } else {
+        assert.deepEqual(JSON.parse(await readFile(saved, 'utf8')).api_key, c.api_key);
+        assert.equal((await stat(saved)).mode & 0o777, 0o600);
+      }
 
       const again = await run(['demo', 'seed']);
       assert.equal(again.code, 0);

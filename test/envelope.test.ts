@@ -165,3 +165,27 @@ describe('unexpected failures', () => {
     }
   });
 });
+
+describe('names', () => {
+  it('refuses a name of only white space with 422 on the field', async () => {
+    const t = await startTestApp();
+    try {
+      const partner = await createPartner(t);
+      for (const [path, body] of [
+        ['/en/partners/shops', { name: '   ' }],
+        ['/en/partners/api-keys', { name: '\t' }],
+      ] as const) {
+        const res = await request(t.url, 'POST', path, { headers: { authorization: `Bearer ${partner.token}` }, json: body });
+        assert.equal(res.status, 422, path);
+        assert.deepEqual(res.body.errors, { name: ['May not be blank'] });
+      }
+      const tooLong = await request(t.url, 'POST', '/en/partners/shops', {
+        headers: { authorization: `Bearer ${partner.token}` },
+        json: { name: 'x'.repeat(256) },
+      });
+      assert.deepEqual(tooLong.body.errors, { name: ['May not be longer than 255 characters'] });
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // POST /{locale}/admin/partners: a retry replays the first response, a reused key with
 // another body is 422 INVALID_VALUE, a key still in flight is 409 CONCURRENT_LIMIT_EXCEEDED.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -92,6 +93,34 @@ describe('Idempotency-Key on POST /{locale}/partners/shops', () => {
     const second = await createShop(partner, { address: 'Laisvės al. 2', city: 'Kaunas', name: 'Kaunas' }, key);
     assertReplayOf(second, first);
     assert.equal((await shopsOf(partner)).length, 1);
+  });
+
+  it('treats the same request in another locale as the same request: a replay', async () => {
+    const partner = await createPartner(t);
+    const key = newKey('locale');
+    const first = await createShop(partner, { name: 'Šiauliai' }, key);
+    assertOriginal(first);
+    const res = await request(t.url, 'POST', '/lt/partners/shops', {
+      headers: { ...bearer(partner.token), 'idempotency-key': key },
+      json: { name: 'Šiauliai' },
+    });
+    assertReplayOf(res, first);
+    assert.equal((await shopsOf(partner)).length, 1);
+  });
+
+  it('stores no plain digest of the request body (bodies can carry passwords)', async () => {
+    const partner = await createPartner(t);
+    const key = newKey('digest');
+    const body = { name: 'Panevėžys' };
+    assertOriginal(await createShop(partner, body, key));
+    const rows = await t.app.context.database.db.execute(sql`select request_hash from idempotency_keys where key = ${key}`);
+    const stored = (rows as unknown as { rows: Array<{ request_hash: string }> }).rows[0]!.request_hash;
+    // Not the plain digest of the canonical request, with or without the locale.
+    for (const params of [{ locale: 'en' }, {}]) {
+      const plain = createHash('sha256').update(JSON.stringify(['POST', '/:locale/partners/shops', params, body])).digest('hex');
+      assert.notEqual(stored, plain);
+    }
+    assert.match(stored, /^[0-9a-f]{64}$/);
   });
 
   it('answers the same key with another body with 422 INVALID_VALUE and creates nothing', async () => {

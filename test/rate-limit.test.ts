@@ -288,6 +288,17 @@ describe('unauthenticated requests are limited per IP (RATE_LIMIT_IP_PER_MINUTE=
     assert.equal(jwt.status, 200);
   });
 
+  it('never limits the documentation (/docs, /openapi.json)', async () => {
+    assertLimited(await badLogin('10.0.0.1'), 3);
+    for (const path of ['/docs/', '/openapi.json', '/docs/static/index.css']) {
+      for (let i = 0; i < 5; i++) {
+        const res = await request(t.url, 'GET', path, { headers: from('10.0.0.1') });
+        assert.equal(res.status, 200, `${path}: ${res.status}`);
+        assertNoLimitHeaders(res);
+      }
+    }
+  });
+
   it('never limits /healthz, /readyz and /metrics', async () => {
     // 10.0.0.1 has spent its budget above.
     assertLimited(await badLogin('10.0.0.1'), 3);

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContext, type Context } from '../context.js';
+import { saveDemoCredentials } from '../modules/demo/demo-credentials-file.js';
 import { VERSION } from '../version.js';
 
 const USAGE = 'usage: loyalty migrate | admin create --email E (--password P | --password-stdin) [--name N] | demo seed';
@@ -80,7 +81,11 @@ async function main(argv: string[]) {
     }
 
     case 'demo seed': {
-      const credentials = await withContext((ctx) => ctx.services.demo.seedIfEmpty());
+      const credentials = await withContext(async (ctx) => {
+        const seeded = await ctx.services.demo.seedIfEmpty();
+        if (seeded) await saveDemoCredentials(ctx.config, seeded);
+        return seeded;
+      });
       if (!credentials) return out({ ok: true, seeded: false, reason: 'the database already has partners' });
       return out({ ok: true, seeded: true, credentials });
     }

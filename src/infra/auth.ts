@@ -154,8 +154,9 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
     const config = req.routeOptions.config;
     const declared = config.auth;
     if (declared === undefined) {
-      // Public routes (logins) are limited per IP; probes, metrics and docs opt out.
-      if (config.rateLimit !== false && req.routeOptions.url !== undefined) await limit(reply, 'ip', req.ip, limits.ip);
+      // Public API routes (logins) are limited per IP; probes, metrics and the docs
+      // (everything outside /{locale}/) are not.
+      if (config.rateLimit !== false && req.routeOptions.url?.startsWith('/:locale/')) await limit(reply, 'ip', req.ip, limits.ip);
       return;
     }
     const kinds: readonly AuthKind[] = typeof declared === 'string' ? [declared] : declared;

@@ -47,7 +47,9 @@ function fieldOf(err: ErrorObject): string {
 
 function messageOf(err: ErrorObject): { key: MessageKey; params?: MessageParams } {
   const custom = (err.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
-  if (typeof custom === 'string' && err.keyword !== 'required' && err.keyword !== 'type') {
+  // A schema's own message explains its pattern or format ("#RRGGBB", "not blank"); length,
+  // range and type keep their generic messages, which name the limit.
+  if (typeof custom === 'string' && (err.keyword === 'pattern' || err.keyword === 'format')) {
     return { key: custom as MessageKey };
   }
   const p = err.params as Record<string, unknown>;

@@ -11,6 +11,7 @@
 // in-process set (PGlite serialises transactions, so the lock alone cannot see it there).
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHmac } from 'node:crypto';
 import { sha256Hex } from '../shared/crypto.js';
 import { AppError } from '../shared/errors.js';
 import type { Db, Tx } from './db/index.js';
@@ -39,7 +40,22 @@ function canonicalJson(value: unknown): string {
 export class Idempotency {
   private readonly inFlight = new Set<string>();
 
-  constructor(private readonly db: Db) {}
+  /**
+   * @param fingerprintKey server-side secret for the request fingerprint: bodies can carry
+   *   passwords, so what is stored must not be a plain digest of them.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly fingerprintKey: string,
+  ) {}
+
+  /** The same request, whatever its response language and key order. */
+  private fingerprint(req: FastifyRequest): string {
+    const { locale: _locale, ...params } = (req.params ?? {}) as Record<string, unknown>;
+    return createHmac('sha256', this.fingerprintKey)
+      .update(canonicalJson([req.method, req.routeOptions.url, params, req.body ?? null]))
+      .digest('hex');
+  }
 
   /**
    * Run `effect` in one transaction, honouring the request's Idempotency-Key if it has one.
@@ -63,7 +79,7 @@ export class Idempotency {
         items: [{ field: 'Idempotency-Key', code: 'INVALID_FORMAT', key: 'error.idempotency_key_invalid' }],
       });
     }
-    const requestHash = sha256Hex(canonicalJson([req.method, req.routeOptions.url, req.params, req.body ?? null]));
+    const requestHash = this.fingerprint(req);
     const slot = `${scope}\u0000${header}`;
     if (this.inFlight.has(slot)) throw this.inProgress();
     this.inFlight.add(slot);

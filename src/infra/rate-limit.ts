@@ -67,6 +67,14 @@ export class RateLimiter {
     );
     const rejected = results.filter((r) => !r.allowed);
     if (rejected.length > 0) {
+      // A refused request is not charged to the windows that would have let it through,
+      // so hammering against the burst limit does not also drain the hourly budget.
+      await Promise.all(
+        results
+          .map((r, i) => ({ r, window: windows[i]! }))
+          .filter(({ r }) => r.allowed)
+          .map(({ window: [w, points] }) => this.limiter(cls, w, points).reward(key, 1).catch(() => undefined)),
+      );
       // The caller must wait for the window that frees up last.
       const binding = rejected.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
       const wait = Math.max(1, Math.ceil(binding.res.msBeforeNext / 1000));

@@ -37,7 +37,7 @@ const catalogue = {
   'error.bad_request': { en: 'Malformed request', lt: 'Netinkama užklausa' },
   'error.validation': { en: 'The given data was invalid', lt: 'Pateikti duomenys netinkami' },
   'error.route_not_found': { en: 'Route not found', lt: 'Maršrutas nerastas' },
-  'error.resource_not_found': { en: '{resource} not found', lt: '{resource} nerastas' },
+  'error.resource_not_found': { en: '{resource} not found', lt: 'Nerasta: {resource}' },
   'error.internal': {
     en: 'Internal server error; retry later and quote the request_id if it persists',
     lt: 'Vidinė serverio klaida; bandykite vėliau ir nurodykite request_id, jei klaida kartojasi',
@@ -122,6 +122,7 @@ const catalogue = {
   'validation.unique_items': { en: 'Items must be unique', lt: 'Elementai turi būti unikalūs' },
   'validation.additional_properties': { en: 'Unknown field', lt: 'Nežinomas laukas' },
   'validation.invalid': { en: 'Is invalid', lt: 'Netinkama reikšmė' },
+  'validation.not_blank': { en: 'May not be blank', lt: 'Negali būti tuščias' },
   'validation.email': { en: 'Must be a valid e-mail address', lt: 'Turi būti tinkamas el. pašto adresas' },
   'validation.password_too_short': {
     en: 'Must be at least {limit} characters long',

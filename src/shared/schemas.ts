@@ -14,6 +14,10 @@ export const LocaleIdParams = Type.Object({ locale: LocaleParam, id: IdParam });
 
 export const DateTime = Type.String({ format: 'date-time' });
 
+/** A name-like text: 1..max characters, not only white space. */
+export const Name = (maxLength = 255) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', 'x-message': 'validation.not_blank' });
+
 const ErrorsField = Type.Union(
   [
     Type.Record(Type.String(), Type.Array(Type.String()), {

@@ -4,7 +4,7 @@ import { principalOf } from '../../infra/auth.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { notFound } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { DateTime, EmptyEnvelope, Name, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';
 
 const ApiKey = Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String(), created_at: DateTime });
@@ -26,7 +26,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ apiKeys: ApiKeysService 
         summary: 'Issue API credentials',
         description: 'Returns the key and its secret. The secret is stored only as a hash and cannot be shown again.',
         params: LocaleParams,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: Type.Object({ name: Name(100) }),
         response: { 201: Envelope(NewApiKey), ...errorResponses(400, 401, 403, 422, 429) },
       },
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime } from '../../shared/schemas.js';
+import { DateTime, Name } from '../../shared/schemas.js';
 
 export const Partner = Type.Object(
   {
@@ -22,7 +22,7 @@ export const LoginBody = Type.Object({
 });
 
 export const CreatePartnerBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name(255),
   email: Email,
   password: Password,
 });

@@ -5,7 +5,7 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, notFound } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { DateTime, EmptyEnvelope, Name, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import type { ShopsService } from './shops.service.js';
 
 const Shop = Type.Object({
@@ -27,8 +27,8 @@ const ShopFields = {
   lat: Type.Optional(Type.Union([Type.Number({ minimum: -90, maximum: 90 }), Type.Null()])),
   lng: Type.Optional(Type.Union([Type.Number({ minimum: -180, maximum: 180 }), Type.Null()])),
 };
-const CreateShop = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }), ...ShopFields });
-const UpdateShop = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), ...ShopFields });
+const CreateShop = Type.Object({ name: Name(255), ...ShopFields });
+const UpdateShop = Type.Object({ name: Type.Optional(Name(255)), ...ShopFields });
 
 /** Coordinates come as a pair or not at all. */
 function checkCoordinates(body: { lat?: number | null; lng?: number | null }) {
