@@ -1,0 +1,535 @@
+// The SMPP 3.4 carrier against a real SMSC over TCP on 127.0.0.1 (test/helpers/smsc.ts, the
+// server side of the same `smpp` package): bind, submit_sm encoding and concatenation,
+// delivery receipts in their several spellings, refusals, reconnects, window and throttle.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CarrierReceipt, CarrierSubmission, SubmitResult } from '../src/modules/sms/carriers/carrier.js';
+import {
+  buildSubmitSm,
+  parseDeliverSm,
+  parseReceiptText,
+  parseSmppUrl,
+  receiptIdCandidates,
+  SmppCarrier,
+  smppAbsoluteTime,
+  smppStatusText,
+  type SmppCarrierOptions,
+} from '../src/modules/sms/carriers/smpp-carrier.js';
+import { layout } from '../src/modules/sms/sms-text.js';
+import { createTestSmsc, waitFor, type TestSmsc } from './helpers/smsc.js';
+
+const tx = undefined as never; // a remote carrier never touches the transaction
+
+let seq = 0;
+function message(text: string, over: Partial<CarrierSubmission> = {}): CarrierSubmission {
+  const l = layout(text);
+  return {
+    messageId: `m-${++seq}`,
+    source: 'Loyalty',
+    destination: '+37060012345',
+    text,
+    encoding: l.encoding,
+    segments: l.segments,
+    validityAt: null,
+    ...over,
+  };
+}
+
+/** Asserts that every part was accepted (with a message, so assert never parses the source). */
+function assertSent(result: SubmitResult): asserts result is Extract<SubmitResult, { ok: true }> {
+  assert.ok(result.ok, JSON.stringify(result));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Harness {
+  smsc: TestSmsc;
+  carrier: SmppCarrier;
+  receipts: CarrierReceipt[];
+  stop(): Promise<void>;
+}
+
+async function harness(options: Partial<SmppCarrierOptions> = {}, smscOptions: Parameters<typeof createTestSmsc>[0] = {}): Promise<Harness> {
+  const smsc = await createTestSmsc(smscOptions);
+  const carrier = new SmppCarrier({ url: smsc.url(), pduTimeoutMs: 1000, reconnect: { initialMs: 100, maxMs: 400 }, ...options });
+  const receipts: CarrierReceipt[] = [];
+  await carrier.start(async (r) => {
+    receipts.push(r);
+  });
+  return {
+    smsc,
+    carrier,
+    receipts,
+    async stop() {
+      await carrier.close();
+      await smsc.close();
+    },
+  };
+}
+
+describe('SMPP helpers (pure)', () => {
+  it('parses smpp:// URLs with credentials', () => {
+    assert.deepEqual(parseSmppUrl('smpp://id%40x:p%3Aw@smsc.example.com:2776'), {
+      host: 'smsc.example.com',
+      port: 2776,
+      tls: false,
+      systemId: 'id@x',
+      password: 'p:w',
+    });
+    assert.equal(parseSmppUrl('smpp://a:b@h').port, 2775);
+    assert.equal(parseSmppUrl('ssmpp://a:b@h').port, 3550);
+    for (const bad of ['http://a:b@h:1', 'smpp://h:2775', 'smpp://a@h:2775', 'nonsense']) assert.throws(() => parseSmppUrl(bad), bad);
+  });
+
+  it('writes SMPP absolute times in UTC (YYMMDDhhmmsstnnp)', () => {
+    assert.equal(smppAbsoluteTime(new Date('2031-02-03T04:05:06.789Z')), '310203040506700+');
+    assert.equal(smppAbsoluteTime(new Date('2030-12-31T23:59:59.000Z')), '301231235959000+');
+  });
+
+  it('names command statuses', () => {
+    assert.equal(smppStatusText(0x0b), 'SMPP error 0x0000000B (ESME_RINVDSTADR)');
+    assert.equal(smppStatusText(0x58), 'SMPP error 0x00000058 (ESME_RTHROTTLED)');
+    assert.equal(smppStatusText(0x4242), 'SMPP error 0x00004242 (unknown status)');
+  });
+
+  it('reads receipt text with 10- or 12-digit dates, in any order, ignoring what follows text:', () => {
+    assert.deepEqual(
+      parseReceiptText('id:0000029095 sub:001 dlvrd:001 submit date:2111250349 done date:2111250350 stat:DELIVRD err:000 text:Hello'),
+      { id: '0000029095', sub: '001', dlvrd: '001', submitDate: '2111250349', doneDate: '2111250350', stat: 'DELIVRD', err: '000', text: 'Hello' },
+    );
+    const twelve = parseReceiptText('id:7E4D sub:001 dlvrd:000 submit date:211125034959 done date:211125035001 stat:UNDELIV err:034 text:stat:DELIVRD id:X');
+    assert.equal(twelve.id, '7E4D');
+    assert.equal(twelve.submitDate, '211125034959');
+    assert.equal(twelve.doneDate, '211125035001');
+    assert.equal(twelve.stat, 'UNDELIV');
+    assert.equal(twelve.err, '034');
+    assert.deepEqual(parseReceiptText('stat:EXPIRED   ID:abc'), { id: 'abc', stat: 'EXPIRED' });
+    assert.deepEqual(parseReceiptText('\u0000\u00ff garbage'), {});
+  });
+
+  it('lists the spellings a receipt id may have had in submit_sm_resp, the id as given first', () => {
+    const c = receiptIdCandidates('0180092929'); // 0x0ABC0001 written in decimal, zero-padded
+    assert.equal(c[0], '0180092929');
+    for (const spelling of ['180092929', 'abc0001', 'ABC0001', '0abc0001', '0ABC0001']) assert.ok(c.includes(spelling), spelling);
+    const hex = receiptIdCandidates('7e4d3c2a');
+    assert.equal(hex[0], '7e4d3c2a');
+    assert.ok(hex.includes('7E4D3C2A') && hex.includes(String(0x7e4d3c2a)), hex.join(' '));
+    assert.deepEqual(receiptIdCandidates('msg-1'), ['msg-1']);
+    assert.deepEqual(receiptIdCandidates('  '), []);
+  });
+
+  it('classifies deliver_sm: TLVs first, then text; interim, mobile-originated and garbage apart', () => {
+    const final = (pdu: Record<string, unknown>) => {
+      const p = parseDeliverSm(pdu);
+      assert.equal(p.kind, 'final', JSON.stringify(p));
+      return (p as { receipt: CarrierReceipt }).receipt;
+    };
+    assert.deepEqual(final({ esm_class: 4, short_message: { message: 'id:12 stat:DELIVRD err:000' } }), { carrierMessageId: '12', state: 'delivered' });
+    assert.deepEqual(
+      final({ esm_class: 4, short_message: { message: 'id:99 stat:UNDELIV err:001' }, receipted_message_id: 'AB12', message_state: 2 }),
+      { carrierMessageId: 'AB12', state: 'delivered' },
+    );
+    // receipted_message_id without its NUL reads on into the next TLV: the garbage is cut off.
+    assert.deepEqual(final({ esm_class: 0, receipted_message_id: "AB12\u0004'\u0001", message_state: 3 }), { carrierMessageId: 'AB12', state: 'expired' });
+    assert.deepEqual(
+      final({ esm_class: 4, short_message: 'id:5 stat:REJECTD err:0B', network_error_code: Buffer.from([3, 0, 34]) }),
+      { carrierMessageId: '5', state: 'failed', error: 'REJECTD (err 0B, network error type 3 code 34)' },
+    );
+    assert.deepEqual(final({ esm_class: 4, short_message: Buffer.from('id:6 stat:deleted') }), { carrierMessageId: '6', state: 'failed', error: 'DELETED' });
+    assert.equal(final({ esm_class: 4, short_message: 'id:7 stat:UNKNOWN err:000' }).state, 'failed');
+    assert.deepEqual(parseDeliverSm({ esm_class: 4, short_message: 'id:8 stat:ENROUTE' }), { kind: 'interim', carrierMessageId: '8', stat: 'ENROUTE' });
+    assert.deepEqual(parseDeliverSm({ esm_class: 4, short_message: 'id:8 stat:ACCEPTD' }), { kind: 'interim', carrierMessageId: '8', stat: 'ACCEPTD' });
+    assert.deepEqual(parseDeliverSm({ esm_class: 0, short_message: { message: 'STOP' } }), { kind: 'not-a-receipt' });
+    assert.equal(parseDeliverSm({ esm_class: 4, short_message: Buffer.from([0xff, 0x00, 0x13]) }).kind, 'unparseable');
+    assert.equal(parseDeliverSm({ esm_class: 4, short_message: 'id:9 stat:WHATEVER' }).kind, 'unparseable');
+    assert.equal(parseDeliverSm({ esm_class: 4, receipted_message_id: 'A', message_state: 42 }).kind, 'unparseable');
+    assert.equal(parseDeliverSm({ esm_class: 4, short_message: { get message(): string { throw new Error('boom'); } } }).kind, 'unparseable');
+  });
+
+  it('addresses alphanumeric senders as TON 5 / NPI 0 and numbers as international', () => {
+    const built = (over: Partial<CarrierSubmission>) => {
+      const b = buildSubmitSm(message('Hi', over), { ref: 7 });
+      assert.ok(b.ok, JSON.stringify(b));
+      return b.pdus[0]!;
+    };
+    assert.deepEqual(
+      [built({ source: 'Shop 24' }).source_addr_ton, built({ source: 'Shop 24' }).source_addr_npi, built({ source: 'Shop 24' }).source_addr],
+      [5, 0, 'Shop 24'],
+    );
+    const numeric = built({ source: '+37060000001' });
+    assert.deepEqual([numeric.source_addr_ton, numeric.source_addr_npi, numeric.source_addr], [1, 1, '37060000001']);
+    assert.deepEqual([numeric.dest_addr_ton, numeric.dest_addr_npi, numeric.destination_addr], [1, 1, '37060012345']);
+  });
+
+  it('refuses what cannot be sent instead of letting the package guess', () => {
+    const refused = (m: CarrierSubmission) => {
+      const b = buildSubmitSm(m, { ref: 1 });
+      assert.equal(b.ok, false);
+      return (b as { error: string }).error;
+    };
+    assert.match(refused(message('Hi', { validityAt: new Date(Date.now() - 1000) })), /validity/);
+    assert.match(refused({ ...message('Hi'), segments: ['Ąžuolas'] }), /not GSM-7/);
+    assert.match(refused({ ...message('Hi'), segments: ['a'.repeat(161)] }), /does not fit/);
+    assert.match(refused(message('Hi', { destination: '+3706x' })), /destination/);
+    assert.match(refused(message('Hi', { source: 'Šilas' })), /source/);
+  });
+});
+
+describe('SmppCarrier against a test SMSC', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness();
+  });
+  after(() => h.stop());
+
+  it('binds as a transceiver with system_id and password', () => {
+    assert.equal(h.carrier.isBound, true);
+    assert.equal(h.smsc.stats.binds, 1);
+    assert.equal(h.smsc.stats.bindFailures, 0);
+  });
+
+  it('sends a GSM-7 text as one submit_sm with data_coding 0, registered delivery and the exact text', async () => {
+    const text = 'Your code is 123456. Thank you!';
+    const before = h.smsc.submits.length;
+    const result = await h.carrier.submit(message(text), tx);
+    assert.ok(result.ok, JSON.stringify(result));
+    const [s] = h.smsc.submits.slice(before);
+    assert.ok(s, 'submit_sm seen');
+    assert.deepEqual(result.parts, [{ partNo: 1, carrierMessageId: s.messageId }]);
+    assert.equal(s.dataCoding, 0);
+    assert.equal(s.esmClass, 0);
+    assert.equal(s.udh, null);
+    assert.equal(s.registeredDelivery, 1);
+    assert.equal(s.text, text);
+    assert.deepEqual([s.source, s.sourceTon, s.sourceNpi], ['Loyalty', 5, 0]);
+    assert.deepEqual([s.destination, s.destTon, s.destNpi], ['37060012345', 1, 1]);
+    assert.equal(s.validity, null);
+  });
+
+  it('sends UCS-2 text with data_coding 8', async () => {
+    const text = 'Ačiū! Jūsų kodas: 4321 ✓';
+    const before = h.smsc.submits.length;
+    const result = await h.carrier.submit(message(text), tx);
+    assert.ok(result.ok, JSON.stringify(result));
+    const [s] = h.smsc.submits.slice(before);
+    assert.equal(s?.dataCoding, 8);
+    assert.equal(s?.text, text);
+  });
+
+  it('sends é, ü, à, ß, Ñ and Ø as GSM (data_coding 0), never LATIN1', async () => {
+    const text = 'Café über à la Ñoño, Øresund, Straße, Äpfel';
+    assert.equal(layout(text).encoding, 'GSM-7');
+    const before = h.smsc.submits.length;
+    assertSent(await h.carrier.submit(message(text), tx));
+    const [s] = h.smsc.submits.slice(before);
+    assert.equal(s?.dataCoding, 0);
+    assert.equal(s?.text, text);
+  });
+
+  it('round-trips GSM extension characters (€ [ ] { } ~ ^ | \\)', async () => {
+    const text = 'Price: 5€ [promo] {x} ~ ^ | \\ end';
+    const before = h.smsc.submits.length;
+    assertSent(await h.carrier.submit(message(text), tx));
+    const [s] = h.smsc.submits.slice(before);
+    assert.equal(s?.dataCoding, 0);
+    assert.equal(s?.text, text);
+  });
+
+  it('sends a 3-part message as 3 submit_sm with one concatenation reference and esm_class 0x40', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}€`).join(' ') + ' the end.';
+    const m = message(text);
+    assert.equal(m.segments.length, 3);
+    const before = h.smsc.submits.length;
+    const result = await h.carrier.submit(m, tx);
+    assert.ok(result.ok, JSON.stringify(result));
+    const sent = h.smsc.submits.slice(before);
+    assert.equal(sent.length, 3);
+    const bySeq = [...sent].sort((a, b) => a.udh![5]! - b.udh![5]!);
+    const ref = bySeq[0]!.udh![3];
+    bySeq.forEach((s, i) => {
+      assert.equal(s.esmClass & 0x40, 0x40);
+      assert.equal(s.dataCoding, 0);
+      assert.deepEqual([...s.udh!], [0x05, 0x00, 0x03, ref, 3, i + 1]);
+    });
+    assert.equal(bySeq.map((s) => s.text).join(''), text);
+    assert.deepEqual(
+      result.parts,
+      bySeq.map((s, i) => ({ partNo: i + 1, carrierMessageId: s.messageId })),
+    );
+  });
+
+  it('sends a multi-part UCS-2 message without splitting a surrogate pair', async () => {
+    const text = 'ą'.repeat(66) + '😀' + 'ž'.repeat(70);
+    const m = message(text);
+    assert.equal(m.encoding, 'UCS-2');
+    const before = h.smsc.submits.length;
+    assertSent(await h.carrier.submit(m, tx));
+    const sent = h.smsc.submits.slice(before).sort((a, b) => a.udh![5]! - b.udh![5]!);
+    assert.equal(sent.length, m.segments.length);
+    assert.ok(sent.every((s) => s.dataCoding === 8 && s.udh![4] === m.segments.length), 'UCS-2 parts with the part count in the UDH');
+    assert.deepEqual(
+      sent.map((s) => s.text),
+      m.segments,
+    );
+    assert.equal(sent.map((s) => s.text).join(''), text);
+  });
+
+  it('sets validity_period from validityAt as an absolute time', async () => {
+    const validityAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000);
+    const before = h.smsc.submits.length;
+    assertSent(await h.carrier.submit(message('Valid for an hour', { validityAt }), tx));
+    const [s] = h.smsc.submits.slice(before);
+    assert.ok(s?.validity instanceof Date, String(s?.validity));
+    assert.equal((s.validity as Date).toISOString(), validityAt.toISOString());
+  });
+
+  it('turns a receipt whose id is decimal (submit_sm_resp was hex) into a delivered receipt the id candidates match', async () => {
+    const result = await h.carrier.submit(message('Decimal receipt'), tx);
+    assert.ok(result.ok, JSON.stringify(result));
+    const submitId = result.parts[0]!.carrierMessageId;
+    assert.match(submitId, /^[0-9A-F]{8}$/);
+    const count = h.receipts.length;
+    assert.equal(await h.smsc.deliverReceipt(submitId, 'DELIVRD', { idFormat: 'decimal' }), 0);
+    const r = await waitFor(() => h.receipts[count], 2000, 'receipt');
+    const decimal = BigInt(`0x${submitId}`).toString(10).padStart(10, '0');
+    assert.deepEqual(r, { carrierMessageId: decimal, state: 'delivered' });
+    assert.ok(receiptIdCandidates(r.carrierMessageId).includes(submitId), 'candidates include the submit id');
+  });
+
+  it('reads receipts from the TLVs, and with 12-digit dates in the text', async () => {
+    const result = await h.carrier.submit(message('Two receipts'), tx);
+    assert.ok(result.ok, JSON.stringify(result));
+    const id = result.parts[0]!.carrierMessageId;
+    const count = h.receipts.length;
+    assert.equal(await h.smsc.deliverReceipt(id, 'EXPIRED', { viaTlv: true }), 0);
+    assert.equal(await h.smsc.deliverReceipt(id, 'UNDELIV', { dateDigits: 12, err: '034' }), 0);
+    await waitFor(() => h.receipts.length >= count + 2, 2000, 'two receipts');
+    assert.deepEqual(h.receipts.slice(count), [
+      { carrierMessageId: id, state: 'expired' },
+      { carrierMessageId: id, state: 'failed', error: 'UNDELIV (err 034)' },
+    ]);
+  });
+
+  it('acknowledges but does not report interim receipts, mobile-originated messages and garbage', async () => {
+    const count = h.receipts.length;
+    assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'ENROUTE'), 0);
+    assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'ACCEPTD', { viaTlv: true }), 0);
+    assert.equal(await h.smsc.deliver({ esm_class: 0x04, short_message: Buffer.from([0xff, 0x00, 0x1b, 0x80, 0x13]) }), 0);
+    assert.equal(await h.smsc.deliver({ esm_class: 0x04, short_message: Buffer.from('id: stat:') }), 0);
+    assert.equal(await h.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: Buffer.from([0xd8, 0x00]) }), 0);
+    assert.equal(await h.smsc.deliver({ esm_class: 0x00, source_addr: '37060012345', short_message: Buffer.from('STOP') }), 0);
+    // Still bound, and the next real receipt is the only one reported.
+    assert.equal(h.carrier.isBound, true);
+    assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'DELIVRD'), 0);
+    await waitFor(() => h.receipts.length > count, 2000, 'receipt');
+    await sleep(50);
+    assert.deepEqual(h.receipts.slice(count), [{ carrierMessageId: '0ABC9999', state: 'delivered' }]);
+  });
+
+  it('fails permanently on an error status for a destination', async () => {
+    h.smsc.failDestination('+37060099999', 0x0b);
+    const result = await h.carrier.submit(message('Nobody there', { destination: '+37060099999' }), tx);
+    assert.deepEqual(result, { ok: false, permanent: true, error: 'SMPP error 0x0000000B (ESME_RINVDSTADR)' });
+  });
+
+
+  it('fails transiently when the SMSC throttles or its queue is full', async () => {
+    h.smsc.failDestination('+37060077777', 0x58);
+    h.smsc.failDestination('+37060077778', 0x14);
+    const throttled = await h.carrier.submit(message('Slow down', { destination: '+37060077777' }), tx);
+    // Refused outright: nothing is at the SMSC, so a retry is safe (no inDoubt).
+    assert.deepEqual(throttled, { ok: false, permanent: false, error: 'SMPP error 0x00000058 (ESME_RTHROTTLED)' });
+    const full = await h.carrier.submit(message('Full', { destination: '+37060077778' }), tx);
+    assert.deepEqual(full, { ok: false, permanent: false, error: 'SMPP error 0x00000014 (ESME_RMSGQFUL)' });
+  });
+
+  it('fails transiently when no submit_sm_resp comes in time', async () => {
+    h.smsc.failDestination('+37060066666', 'no-response');
+    const started = Date.now();
+    const result = await h.carrier.submit(message('Into the void', { destination: '+37060066666' }), tx);
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok && !result.permanent, JSON.stringify(result));
+    assert.match(result.error, /no submit_sm_resp within 1000 ms/);
+    assert.ok(!result.ok && result.inDoubt === true, 'the SMSC may hold it: in doubt, never to be resubmitted');
+    assert.ok(Date.now() - started >= 950, 'waited for the PDU timeout');
+    assert.equal(h.carrier.isBound, true);
+  });
+
+  it('answers the SMSC’s enquire_link', async () => {
+    assert.equal(await h.smsc.enquireLink(), 0);
+  });
+
+  it('asks the SMSC to deliver a receipt again when recording it fails', async () => {
+    const smsc = await createTestSmsc();
+    const carrier = new SmppCarrier({ url: smsc.url(), pduTimeoutMs: 1000 });
+    let failNext = true;
+    const recorded: CarrierReceipt[] = [];
+    await carrier.start(async (r) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('database down');
+      }
+      recorded.push(r);
+    });
+    try {
+      assert.equal(await smsc.deliverReceipt('0000ABCD', 'DELIVRD'), 0x64);
+      assert.equal(await smsc.deliverReceipt('0000ABCD', 'DELIVRD'), 0);
+      assert.deepEqual(recorded, [{ carrierMessageId: '0000ABCD', state: 'delivered' }]);
+    } finally {
+      await carrier.close();
+      await smsc.close();
+    }
+  });
+});
+
+describe('SmppCarrier sessions', () => {
+  it('is not bound with a wrong password, keeps retrying, and fails submits transiently', async () => {
+    const smsc = await createTestSmsc();
+    const carrier = new SmppCarrier({ url: smsc.url('loyalty', 'wrong'), pduTimeoutMs: 1000, reconnect: { initialMs: 50, maxMs: 100 } });
+    try {
+      await carrier.start(async () => {});
+      assert.equal(carrier.isBound, false);
+      assert.deepEqual(await carrier.submit(message('Hi'), tx), { ok: false, permanent: false, error: 'SMPP session not bound' });
+      await waitFor(() => smsc.stats.bindFailures >= 3, 2000, 'bind retries');
+      assert.equal(smsc.stats.binds, 0);
+    } finally {
+      await carrier.close();
+      await smsc.close();
+    }
+  });
+
+  it('reconnects with backoff after a dropped connection, sends again, and reports receipts of the earlier session', async () => {
+    const h = await harness({ reconnect: { initialMs: 300, maxMs: 1000 } });
+    try {
+      const first = await h.carrier.submit(message('Before the drop'), tx);
+      assert.ok(first.ok, JSON.stringify(first));
+      h.smsc.dropConnection();
+      await waitFor(() => !h.carrier.isBound, 1000, 'unbound');
+      const droppedAt = Date.now();
+      assert.deepEqual(await h.carrier.submit(message('While down'), tx), { ok: false, permanent: false, error: 'SMPP session not bound' });
+      await waitFor(() => h.carrier.isBound, 3000, 'rebound');
+      assert.ok(Date.now() - droppedAt >= 200, 'waited for the backoff');
+      assert.equal(h.smsc.stats.binds, 2);
+
+      const second = await h.carrier.submit(message('After the drop'), tx);
+      assert.ok(second.ok, JSON.stringify(second));
+      assert.deepEqual(
+        h.smsc.submits.map((s) => s.sessionNo),
+        [1, 2],
+      );
+      assert.equal(await h.smsc.deliverReceipt(first.parts[0]!.carrierMessageId, 'DELIVRD'), 0);
+      await waitFor(() => h.receipts.length === 1, 2000, 'receipt');
+      assert.deepEqual(h.receipts, [{ carrierMessageId: first.parts[0]!.carrierMessageId, state: 'delivered' }]);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('fails a part on the wire transiently when the connection drops, then recovers', async () => {
+    const h = await harness({}, { responseDelayMs: 300 });
+    try {
+      const pending = h.carrier.submit(message('Cut off'), tx);
+      await waitFor(() => h.smsc.submits.length === 1, 1000, 'submit seen');
+      h.smsc.dropConnection();
+      const result = await pending;
+      assert.equal(result.ok, false);
+      assert.ok(!result.ok && !result.permanent, JSON.stringify(result));
+      assert.match(result.error, /connection lost/);
+      assert.ok(!result.ok && result.inDoubt === true, 'the part was on the wire: in doubt');
+      await waitFor(() => h.carrier.isBound, 3000, 'rebound');
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('drops and re-binds a session on a PDU it cannot parse', async () => {
+    const h = await harness();
+    try {
+      h.smsc.sendMalformedPdu();
+      await waitFor(() => h.smsc.stats.binds === 2 && h.carrier.isBound, 3000, 're-bind');
+      assertSent(await h.carrier.submit(message('Still here'), tx));
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('sends enquire_link periodically', async () => {
+    const h = await harness({ enquireLinkMs: 80 });
+    try {
+      await waitFor(() => h.smsc.stats.enquireLinks >= 3, 2000, 'enquire_link');
+      assert.equal(h.carrier.isBound, true);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('drops a session whose enquire_link goes unanswered, and binds again', async () => {
+    const h = await harness({ enquireLinkMs: 80, pduTimeoutMs: 500 });
+    try {
+      h.smsc.silenceEnquireLink(true);
+      await waitFor(() => !h.carrier.isBound, 2000, 'dead link noticed');
+      h.smsc.silenceEnquireLink(false);
+      await waitFor(() => h.carrier.isBound && h.smsc.stats.binds === 2, 2000, 're-bind');
+      assertSent(await h.carrier.submit(message('Alive again'), tx));
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('says so when a later part fails permanently after earlier parts were accepted, and sends no more parts', async () => {
+    const h = await harness({ windowSize: 1 });
+    try {
+      h.smsc.failDestination('+37060088888', 0x45, { after: 1 });
+      const m = message('x'.repeat(400), { destination: '+37060088888' });
+      assert.equal(m.segments.length, 3);
+      const result = await h.carrier.submit(m, tx);
+      assert.ok(!result.ok && result.permanent, JSON.stringify(result));
+      assert.match(result.error, /^SMPP error 0x00000045 \(ESME_RSUBMITFAIL\) \(part 2 of 3\); already accepted by the SMSC: part 1 as [0-9A-F]{8}$/);
+      assert.ok(!result.ok && result.inDoubt === true, 'part 1 is at the SMSC: the message must not be resubmitted');
+      await sleep(100);
+      assert.equal(h.smsc.stats.submitSm, 2);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('keeps at most windowSize submit_sm unanswered', async () => {
+    const h = await harness({ windowSize: 2, throughputPerSecond: 1000 }, { responseDelayMs: 60 });
+    try {
+      const results = await Promise.all([1, 2, 3].map((i) => h.carrier.submit(message(`Window ${i} `.repeat(30)), tx)));
+      results.forEach((r) => assertSent(r));
+      assert.equal(h.smsc.submits.length, 6);
+      assert.equal(h.smsc.stats.maxOutstanding, 2);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('sends no more than throughputPerSecond submit_sm a second', async () => {
+    const h = await harness({ throughputPerSecond: 20 });
+    try {
+      const results = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => h.carrier.submit(message(`Rate ${i}`), tx)));
+      results.forEach((r) => assertSent(r));
+      const times = h.smsc.submits.map((s) => s.receivedAt);
+      // 6 sends at 20/s are spaced 50 ms apart: at least 250 ms from first to last.
+      assert.ok(times.at(-1)! - times[0]! >= 230, `spread ${times.at(-1)! - times[0]!} ms`);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('unbinds on close and does not reconnect', async () => {
+    const h = await harness();
+    try {
+      await h.carrier.close();
+      assert.equal(h.smsc.stats.unbinds, 1);
+      assert.equal(h.carrier.isBound, false);
+      await sleep(300);
+      assert.equal(h.smsc.stats.binds, 1);
+      assert.equal(h.smsc.openSessions, 0);
+      assert.deepEqual(await h.carrier.submit(message('Closed'), tx), { ok: false, permanent: false, error: 'SMPP session not bound' });
+    } finally {
+      await h.smsc.close();
+    }
+  });
+});
