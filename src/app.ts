@@ -19,12 +19,20 @@ import { adminRoutes } from './modules/admin/admin.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
+import type { WebhooksTuning } from './infra/webhooks/webhooks.service.js';
+import { webhooksRoutes } from './infra/webhooks/webhooks.routes.js';
+import { smsAccountsRoutes } from './modules/sms/sms-accounts.routes.js';
+import { smsRoutes } from './modules/sms/sms.routes.js';
 import { SystemService } from './modules/system/system.service.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 
 export interface BuildOptions {
   /** Injected database (tests); otherwise opened from config. */
   database?: Database;
+  /** Run background workers (SMS dispatch); default true. */
+  workers?: boolean;
+  /** Webhook worker tuning (tests: a fast retry schedule). */
+  webhooks?: WebhooksTuning;
 }
 
 export interface App {
@@ -61,6 +69,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     redis: true,
     log: fastify.log,
     ...(opts.database ? { database: opts.database } : {}),
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 
@@ -98,10 +107,25 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(partnersRoutes, { partners: services.partners });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
+  await fastify.register(smsRoutes, { sms: services.sms, idempotency });
+  await fastify.register(smsAccountsRoutes, { accounts: services.smsAccounts, sms: services.sms, partners: services.partners });
+  await fastify.register(webhooksRoutes, { webhooks: services.webhooks });
 
   fastify.addHook('preClose', async () => {
     migrated = false;
   });
+  // Background workers: SMS dispatch and the webhook outbox. onClose hooks run last-added
+  // first, after the server stopped accepting and in-flight requests finished: the workers
+  // stop before the store (whose hook was added first) closes.
+  const workers = opts.workers ?? true;
+  if (workers) {
+    fastify.addHook('onClose', async () => services.webhooks.stop());
+    fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
+  }
   await fastify.ready();
+  if (workers) {
+    await context.workers.smsDispatcher.start();
+    await services.webhooks.start();
+  }
   return { fastify, context };
 }

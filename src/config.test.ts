@@ -183,3 +183,88 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('loadConfig: outgoing webhooks', () => {
+  it('refuses private URLs and waits 10 s per attempt by default', () => {
+    const c = loadConfig({});
+    assert.equal(c.allowPrivateUrls, false);
+    assert.equal(c.webhookTimeoutMs, 10_000);
+  });
+
+  it('reads ALLOW_PRIVATE_URLS and WEBHOOK_TIMEOUT_MS', () => {
+    const c = loadConfig({ ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '2500' });
+    assert.equal(c.allowPrivateUrls, true);
+    assert.equal(c.webhookTimeoutMs, 2500);
+    assert.equal(loadConfig({ ALLOW_PRIVATE_URLS: 'off' }).allowPrivateUrls, false);
+  });
+
+  for (const [name, value] of [
+    ['ALLOW_PRIVATE_URLS', 'maybe'],
+    ['WEBHOOK_TIMEOUT_MS', 'soon'],
+    ['WEBHOOK_TIMEOUT_MS', '10'],
+    ['WEBHOOK_TIMEOUT_MS', '999999999'],
+  ] as const) {
+    it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
+      const problems = problemsOf({ [name]: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.ok(problems[0]!.startsWith(name), problems[0]);
+    });
+  }
+});
+
+describe('loadConfig: SMPP carrier', () => {
+  it('uses the simulator by default, with SMPP defaults that need no URL', () => {
+    const c = loadConfig({});
+    assert.equal(c.sms.carrier, 'simulator');
+    assert.equal(c.sms.smppUrl, undefined);
+    assert.equal(c.sms.smppEnquireLinkMs, 30_000);
+    assert.equal(c.sms.smppWindow, 10);
+    assert.equal(c.sms.smppThroughput, 50);
+  });
+
+  it('reads SMS_CARRIER=smpp with SMPP_URL and the session settings', () => {
+    const c = loadConfig({
+      SMS_CARRIER: 'smpp',
+      SMPP_URL: 'smpp://loyalty:s3cret@smsc.example.com:2775',
+      SMPP_ENQUIRE_LINK_MS: '15000',
+      SMPP_WINDOW: '4',
+      SMPP_THROUGHPUT: '25',
+    });
+    assert.equal(c.sms.carrier, 'smpp');
+    assert.equal(c.sms.smppUrl, 'smpp://loyalty:s3cret@smsc.example.com:2775');
+    assert.equal(c.sms.smppEnquireLinkMs, 15_000);
+    assert.equal(c.sms.smppWindow, 4);
+    assert.equal(c.sms.smppThroughput, 25);
+  });
+
+  it('needs SMPP_URL when SMS_CARRIER=smpp', () => {
+    assert.deepEqual(problemsOf({ SMS_CARRIER: 'smpp' }), [
+      'SMPP_URL is required when SMS_CARRIER=smpp (smpp://system_id:password@host:port)',
+    ]);
+  });
+
+  for (const value of ['http://id:pw@smsc:2775', 'smpp://smsc.example.com:2775', 'smpp://id@smsc.example.com:2775', 'not a url']) {
+    it(`rejects SMPP_URL=${JSON.stringify(value)} without echoing it`, () => {
+      const problems = problemsOf({ SMS_CARRIER: 'smpp', SMPP_URL: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.ok(problems[0]!.startsWith('SMPP_URL'), problems[0]);
+    });
+  }
+
+  it('does not echo the SMPP password', () => {
+    const problems = problemsOf({ SMPP_URL: 'http://id:hunter2@smsc:2775' });
+    assert.doesNotMatch(problems.join('\n'), /hunter2/);
+  });
+
+  for (const [name, value] of [
+    ['SMPP_ENQUIRE_LINK_MS', '10'],
+    ['SMPP_WINDOW', '0'],
+    ['SMPP_THROUGHPUT', 'fast'],
+  ] as const) {
+    it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
+      const problems = problemsOf({ [name]: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.ok(problems[0]!.startsWith(name), problems[0]);
+    });
+  }
+});

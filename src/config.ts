@@ -40,6 +40,29 @@ export interface Config {
   };
   shutdownTimeoutMs: number;
   metricsEnabled: boolean;
+  sms: {
+    /** Which carrier hands messages on: the built-in simulator or SMPP. */
+    carrier: 'simulator' | 'smpp';
+    /** Default price per part by ISO country ("*" = elsewhere), exact decimal EUR text. */
+    prices: Record<string, string>;
+    simulatorDelayMs: number;
+    dispatchPollMs: number;
+    /** How long an interrupted SMPP hand-over waits before it is failed (never resent). */
+    inDoubtAfterMs: number;
+    /** SMPP_URL: smpp://system_id:password@host:port (ssmpp:// for TLS); required when carrier is smpp. */
+    smppUrl: string | undefined;
+    /** SMPP_ENQUIRE_LINK_MS: keep-alive period of the SMPP session. */
+    smppEnquireLinkMs: number;
+    /** SMPP_WINDOW: most submit_sm sent and not yet answered. */
+    smppWindow: number;
+    /** SMPP_THROUGHPUT: most submit_sm per second. */
+    smppThroughput: number;
+  };
+  // Outgoing webhooks (src/infra/webhooks, src/infra/safe-url.ts)
+  /** ALLOW_PRIVATE_URLS: let user-given URLs reach private, loopback and link-local addresses (tests, local dev). */
+  allowPrivateUrls: boolean;
+  /** WEBHOOK_TIMEOUT_MS: deadline of one delivery attempt (DNS, connect, request and response). */
+  webhookTimeoutMs: number;
   version: string;
 }
 
@@ -124,6 +147,36 @@ function parseTestPhones(r: Reader, name: string, fallback: string): Record<stri
   return out;
 }
 
+function parsePrices(r: Reader, name: string, fallback: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of (r.raw(name) ?? fallback).split(',')) {
+    const m = /^\s*([A-Z]{2}|\*)\s*=\s*(\d{1,6}(?:\.\d{1,4})?)\s*$/.exec(entry);
+    if (!m) {
+      r.problems.push(`${name} must look like "LT=0.0290,LV=0.0390,*=0.0600" (bad entry "${entry}")`);
+      continue;
+    }
+    out[m[1]!] = m[2]!;
+  }
+  if (!('*' in out)) r.problems.push(`${name} must include a "*" price for other countries`);
+  return out;
+}
+
+/** smpp://system_id:password@host:port, or ssmpp:// for TLS; the password is never echoed. */
+function parseSmppUrl(r: Reader, name: string, required: boolean): string | undefined {
+  if (r.raw(name) === undefined) {
+    if (required) r.problems.push(`${name} is required when SMS_CARRIER=smpp (smpp://system_id:password@host:port)`);
+    return undefined;
+  }
+  const v = r.url(name, ['smpp:', 'ssmpp:']);
+  if (v === undefined) return undefined;
+  const u = new URL(v);
+  if (!u.hostname || !u.username || !u.password) {
+    r.problems.push(`${name} must carry a system_id, a password and a host: smpp://system_id:password@host:port`);
+    return undefined;
+  }
+  return v;
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -185,6 +238,19 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     },
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     metricsEnabled: r.bool('METRICS_ENABLED', true),
+    sms: {
+      carrier: r.oneOf('SMS_CARRIER', 'simulator', ['simulator', 'smpp'] as const),
+      prices: parsePrices(r, 'SMS_PRICES', 'LT=0.0290,LV=0.0390,EE=0.0390,PL=0.0290,*=0.0600'),
+      simulatorDelayMs: r.int('SMS_SIMULATOR_DELAY_MS', 2000, 0, 600_000),
+      dispatchPollMs: r.int('SMS_DISPATCH_POLL_MS', 250, 10, 60_000),
+      inDoubtAfterMs: r.int('SMS_IN_DOUBT_AFTER_MS', 120_000, 1000, 86_400_000),
+      smppUrl: parseSmppUrl(r, 'SMPP_URL', r.raw('SMS_CARRIER') === 'smpp'),
+      smppEnquireLinkMs: r.int('SMPP_ENQUIRE_LINK_MS', 30_000, 1000, 600_000),
+      smppWindow: r.int('SMPP_WINDOW', 10, 1, 1000),
+      smppThroughput: r.int('SMPP_THROUGHPUT', 50, 1, 10_000),
+    },
+    allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
+    webhookTimeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     version,
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

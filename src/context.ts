@@ -6,6 +6,7 @@ import { openDatabase, type Database } from './infra/db/index.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
+import { WebhooksService, type WebhooksTuning } from './infra/webhooks/webhooks.service.js';
 import { randomToken } from './shared/crypto.js';
 import { AdminService } from './modules/admin/admin.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -13,11 +14,17 @@ import { DemoService } from './modules/demo/demo.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { ShopsService } from './modules/shops/shops.service.js';
+import { createCarrier } from './modules/sms/carriers/index.js';
+import { SmsDispatcher } from './modules/sms/dispatcher.js';
 import { SmsAccountsService } from './modules/sms/sms-accounts.service.js';
+import { SmsLifecycle } from './modules/sms/sms-lifecycle.js';
+import { SmsService } from './modules/sms/sms.service.js';
+import { systemClock } from './shared/time.js';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
 }
 
 export interface Context {
@@ -32,8 +39,13 @@ export interface Context {
     shops: ShopsService;
     partnerCards: PartnerCardsService;
     smsAccounts: SmsAccountsService;
+    sms: SmsService;
     demo: DemoService;
+    /** Outgoing webhooks: enqueue(tx, event) in any module; the worker is started by app.ts. */
+    webhooks: WebhooksService;
   };
+  /** Background work (SMS dispatch); started by the server, not by the CLI. */
+  workers: { smsDispatcher: SmsDispatcher };
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
 }
@@ -44,6 +56,8 @@ export interface ContextOptions {
   /** Connect to Redis when REDIS_URL is set (the CLI does not need it). */
   redis?: boolean;
   log: Logger;
+  /** Webhook worker tuning (tests: a fast retry schedule). */
+  webhooks?: WebhooksTuning;
 }
 
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {
@@ -54,12 +68,36 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const jwtSecret = config.jwtSecret ?? (await loadOrCreateSetting(database.db, 'jwt_secret', () => randomToken(48)));
     const tokens = new TokenService(jwtSecret, { access: config.accessTokenTtlSeconds, customer: config.customerTokenTtlSeconds });
 
+    const webhooks = new WebhooksService(database, {
+      allowPrivateUrls: config.allowPrivateUrls,
+      timeoutMs: config.webhookTimeoutMs,
+      log: opts.log,
+      ...opts.webhooks,
+    });
     const admin = new AdminService(database.db, tokens);
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
     const shops = new ShopsService(database.db);
     const partnerCards = new PartnerCardsService();
-    const smsAccounts = new SmsAccountsService();
+    const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
+    // Delivery receipts are queued as webhooks in the transaction of each status change.
+    const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks);
+    const carrier = createCarrier(config, database, systemClock, opts.log);
+    const smsDispatcher = new SmsDispatcher(database, carrier, smsLifecycle, systemClock, {
+      pollMs: config.sms.dispatchPollMs,
+      batchSize: 50,
+      inDoubtAfterMs: config.sms.inDoubtAfterMs,
+      retryBackoffMs: [5_000, 15_000, 60_000, 300_000],
+      log: opts.log,
+    });
+    const sms = new SmsService({
+      db: database.db,
+      accounts: smsAccounts,
+      lifecycle: smsLifecycle,
+      checkUrl: webhooks.checkUrl,
+      carrierName: carrier.name,
+      onQueued: () => smsDispatcher.wake(),
+    });
     const demo = new DemoService({
       database,
       admin,
@@ -80,7 +118,8 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, demo },
+      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks },
+      workers: { smsDispatcher },
       close: async () => {
         if (redis) await redis.quit().catch(() => redis.disconnect());
         if (!opts.database) await database.close();

@@ -19,6 +19,7 @@ function out(doc: unknown, code = 0): never {
 const log = {
   info: (obj: object, msg?: string) => process.stderr.write(`${JSON.stringify({ level: 'info', msg, ...obj })}\n`),
   warn: (obj: object, msg?: string) => process.stderr.write(`${JSON.stringify({ level: 'warn', msg, ...obj })}\n`),
+  error: (obj: object, msg?: string) => process.stderr.write(`${JSON.stringify({ level: 'error', msg, ...obj })}\n`),
 };
 
 async function readStdin(): Promise<string> {

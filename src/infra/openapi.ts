@@ -24,7 +24,7 @@ function operationIdOf(method: string, url: string): string {
     .filter((seg) => seg !== '' && seg !== '{locale}')
     .flatMap((seg) => {
       const param = /^\{(\w+)\}$/.exec(seg);
-      return param ? ['by', param[1]!] : seg.split(/[^A-Za-z0-9]+/);
+      return param ? ['by', ...param[1]!.split('_')] : seg.split(/[^A-Za-z0-9]+/);
     })
     .filter((w) => w !== '');
   return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join('');

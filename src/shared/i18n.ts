@@ -1,5 +1,7 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { smsMessages } from '../modules/sms/sms.messages.js';
+
 export const LOCALES = ['lt', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
 
@@ -7,7 +9,7 @@ export function isLocale(v: unknown): v is Locale {
   return v === 'lt' || v === 'en';
 }
 
-const catalogue = {
+const core = {
   // success messages
   'ok': { en: 'OK', lt: 'Gerai' },
   'ok.created': { en: 'Created', lt: 'Sukurta' },
@@ -23,6 +25,10 @@ const catalogue = {
     lt: 'API raktas sukurtas; slaptažodis rodomas tik vieną kartą',
   },
   'api_keys.revoked': { en: 'API key revoked', lt: 'API raktas atšauktas' },
+  'webhooks.secret_rotated': {
+    en: 'Webhook secret rotated; the previous one no longer signs',
+    lt: 'Webhook slaptasis raktas pakeistas; ankstesniuoju nebepasirašoma',
+  },
 
   // errors: request shape
   'error.malformed_json': { en: 'The request body is not valid JSON', lt: 'Užklausos turinys nėra tinkamas JSON' },
@@ -134,7 +140,11 @@ const catalogue = {
   'resource.shop': { en: 'Shop', lt: 'Parduotuvė' },
   'resource.api_key': { en: 'API key', lt: 'API raktas' },
   'resource.resource': { en: 'Resource', lt: 'Išteklius' },
-} as const satisfies Record<string, Record<Locale, string>>;
+  'resource.webhook_delivery': { en: 'Webhook delivery', lt: 'Webhook pristatymas' },
+} as const;
+
+// Modules keep their messages beside their code; they all meet here, checked for both locales.
+const catalogue = { ...core, ...smsMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;

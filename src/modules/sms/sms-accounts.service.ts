@@ -1,16 +1,191 @@
-// SMS accounts. This issue needs only opening an account with a balance and senders
-// (for the demo seed); the SMS issue adds sending, billing and the admin endpoints.
-import type { Executor } from '../../infra/db/index.js';
-import { smsAccounts, smsSenders } from './sms.tables.js';
+// SMS accounts: a prepaid EUR balance, a price per part by destination country (platform
+// defaults from config, overridable per account by an admin), approved sender names and the
+// transliteration setting. Every balance change is a ledger row written in the same
+// transaction as the change.
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../infra/db/index.js';
+import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import { smsAccountLedger, smsAccounts, smsSenders } from './sms.tables.js';
+
+export interface SmsAccountView {
+  partner_id: number;
+  balance: number;
+  currency: 'EUR';
+  senders: string[];
+  /** Effective price per part by ISO country code; "*" is the price for other countries. */
+  prices: Record<string, number>;
+  transliterate: boolean;
+}
+
+export interface PriceTable {
+  /** ISO country code → price per part, as exact decimal text ("0.0290"); "*" = others. */
+  [country: string]: string;
+}
 
 export class SmsAccountsService {
+  constructor(
+    private readonly db: Db,
+    private readonly defaultPrices: PriceTable,
+  ) {}
+
+  /** Open an account (idempotent) with an optional starting balance and senders; used by the demo seed. */
   async open(tx: Executor, partnerId: number, opts: { balance: string; senders: string[] }): Promise<void> {
-    await tx.insert(smsAccounts).values({ partnerId, balance: opts.balance }).onConflictDoNothing();
+    const inserted = await tx.insert(smsAccounts).values({ partnerId, balance: opts.balance }).onConflictDoNothing().returning();
+    if (inserted.length > 0 && (parseAmount(opts.balance) ?? 0n) > 0n) {
+      await tx.insert(smsAccountLedger).values({ partnerId, kind: 'top_up', amount: opts.balance, balanceAfter: opts.balance });
+    }
     if (opts.senders.length > 0) {
       await tx
         .insert(smsSenders)
         .values(opts.senders.map((name) => ({ partnerId, name })))
         .onConflictDoNothing();
     }
+  }
+
+  private async ensure(tx: Executor, partnerId: number) {
+    await tx.insert(smsAccounts).values({ partnerId }).onConflictDoNothing();
+  }
+
+  async view(partnerId: number, tx: Executor = this.db): Promise<SmsAccountView> {
+    const [account] = await tx.select().from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
+    const senders = await this.senders(partnerId, tx);
+    return this.toView(partnerId, account, senders);
+  }
+
+  private toView(
+    partnerId: number,
+    account: typeof smsAccounts.$inferSelect | undefined,
+    senders: string[],
+  ): SmsAccountView {
+    const prices: Record<string, number> = {};
+    for (const [cc, price] of Object.entries({ ...this.defaultPrices, ...(account?.prices ?? {}) })) prices[cc] = amountToJson(price);
+    return {
+      partner_id: partnerId,
+      balance: amountToJson(account?.balance ?? '0'),
+      currency: 'EUR',
+      senders,
+      prices,
+      transliterate: account?.transliterate ?? false,
+    };
+  }
+
+  async list(page: PageWindow): Promise<{ items: SmsAccountView[]; total: number }> {
+    const rows = await this.db.select().from(smsAccounts).orderBy(asc(smsAccounts.partnerId)).limit(page.perPage).offset(page.offset);
+    const [total] = await this.db.select({ n: count() }).from(smsAccounts);
+    const items: SmsAccountView[] = [];
+    for (const row of rows) items.push(this.toView(row.partnerId, row, await this.senders(row.partnerId)));
+    return { items, total: total?.n ?? 0 };
+  }
+
+  async senders(partnerId: number, tx: Executor = this.db): Promise<string[]> {
+    const rows = await tx.select({ name: smsSenders.name }).from(smsSenders).where(eq(smsSenders.partnerId, partnerId)).orderBy(asc(smsSenders.name));
+    return rows.map((r) => r.name);
+  }
+
+  async isApprovedSender(partnerId: number, name: string, tx: Executor = this.db): Promise<boolean> {
+    const [row] = await tx.select({ name: smsSenders.name }).from(smsSenders).where(and(eq(smsSenders.partnerId, partnerId), eq(smsSenders.name, name)));
+    return row !== undefined;
+  }
+
+  /** Price per part (exact decimal text) for a destination country, account override first. */
+  async priceFor(partnerId: number, country: string, tx: Executor = this.db): Promise<string> {
+    const [account] = await tx.select({ prices: smsAccounts.prices }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
+    const prices = { ...this.defaultPrices, ...(account?.prices ?? {}) };
+    return prices[country] ?? prices['*'] ?? '0';
+  }
+
+  async topUp(partnerId: number, amount: bigint): Promise<SmsAccountView> {
+    return this.db.transaction(async (tx) => {
+      await this.ensure(tx, partnerId);
+      const [row] = await tx
+        .update(smsAccounts)
+        .set({ balance: sql`${smsAccounts.balance} + ${formatAmount(amount)}::numeric`, updatedAt: new Date() })
+        .where(eq(smsAccounts.partnerId, partnerId))
+        .returning({ balance: smsAccounts.balance });
+      await tx.insert(smsAccountLedger).values({ partnerId, kind: 'top_up', amount: formatAmount(amount), balanceAfter: row!.balance });
+      return this.view(partnerId, tx);
+    });
+  }
+
+  /** Set or clear (null) per-country price overrides and/or the transliteration default. */
+  async configure(
+    partnerId: number,
+    changes: { prices?: Record<string, string | null>; transliterate?: boolean },
+  ): Promise<SmsAccountView> {
+    return this.db.transaction(async (tx) => {
+      await this.ensure(tx, partnerId);
+      const [account] = await tx.select().from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId)).for('update');
+      const prices = { ...(account?.prices ?? {}) };
+      for (const [cc, price] of Object.entries(changes.prices ?? {})) {
+        if (price === null) delete prices[cc];
+        else prices[cc] = price;
+      }
+      await tx
+        .update(smsAccounts)
+        .set({ prices, ...(changes.transliterate !== undefined ? { transliterate: changes.transliterate } : {}), updatedAt: new Date() })
+        .where(eq(smsAccounts.partnerId, partnerId));
+      return this.view(partnerId, tx);
+    });
+  }
+
+  /** Returns false if the sender was already approved. */
+  async approveSender(partnerId: number, name: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      await this.ensure(tx, partnerId);
+      const rows = await tx.insert(smsSenders).values({ partnerId, name }).onConflictDoNothing().returning();
+      return rows.length > 0;
+    });
+  }
+
+  async revokeSender(partnerId: number, name: string): Promise<boolean> {
+    const rows = await this.db
+      .delete(smsSenders)
+      .where(and(eq(smsSenders.partnerId, partnerId), eq(smsSenders.name, name)))
+      .returning();
+    return rows.length > 0;
+  }
+
+  /**
+   * Charge `amount` for a message, atomically: the account row is locked, the balance checked
+   * and reduced, and the charge recorded in the caller's transaction. Returns the balance
+   * (before) when it is too low, and charges nothing.
+   */
+  async charge(
+    tx: Executor,
+    partnerId: number,
+    amount: bigint,
+    messageId: string,
+  ): Promise<{ ok: true } | { ok: false; balance: string }> {
+    const [account] = await tx
+      .select({ balance: smsAccounts.balance })
+      .from(smsAccounts)
+      .where(eq(smsAccounts.partnerId, partnerId))
+      .for('update');
+    const balance = parseAmount(account?.balance ?? '0') ?? 0n;
+    if (!account || balance < amount) return { ok: false, balance: formatAmount(balance) };
+    const after = formatAmount(balance - amount);
+    await tx.update(smsAccounts).set({ balance: after, updatedAt: new Date() }).where(eq(smsAccounts.partnerId, partnerId));
+    await tx.insert(smsAccountLedger).values({ partnerId, kind: 'charge', amount: formatAmount(-amount), balanceAfter: after, messageId });
+    return { ok: true };
+  }
+
+  /** Give a message's charge back, once: the ledger's unique (message, kind) makes a second refund a no-op. */
+  async refund(tx: Executor, partnerId: number, amount: bigint, messageId: string): Promise<boolean> {
+    const [account] = await tx
+      .select({ balance: smsAccounts.balance })
+      .from(smsAccounts)
+      .where(eq(smsAccounts.partnerId, partnerId))
+      .for('update');
+    if (!account) return false;
+    const after = formatAmount((parseAmount(account.balance) ?? 0n) + amount);
+    const inserted = await tx
+      .insert(smsAccountLedger)
+      .values({ partnerId, kind: 'refund', amount: formatAmount(amount), balanceAfter: after, messageId })
+      .onConflictDoNothing()
+      .returning({ id: smsAccountLedger.id });
+    if (inserted.length === 0) return false;
+    await tx.update(smsAccounts).set({ balance: after, updatedAt: new Date() }).where(eq(smsAccounts.partnerId, partnerId));
+    return true;
   }
 }

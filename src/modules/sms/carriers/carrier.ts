@@ -22,14 +22,19 @@ export interface SubmittedPart {
 
 export type SubmitResult =
   | { ok: true; parts: SubmittedPart[] }
-  /** permanent: the carrier refused the message (it fails); otherwise retry later. */
-  | { ok: false; permanent: boolean; error: string };
+  /**
+   * permanent: the carrier refused the message (it fails); otherwise retry later — unless
+   * inDoubt: the carrier may already hold (part of) it, so it must not be submitted again.
+   */
+  | { ok: false; permanent: boolean; error: string; inDoubt?: boolean };
 
 export interface CarrierReceipt {
   carrierMessageId: string;
   state: 'delivered' | 'failed' | 'expired';
   error?: string;
 }
+
+export type ReceiptSink = (receipt: CarrierReceipt, tx?: Tx) => Promise<void>;
 
 export interface Carrier {
   readonly name: 'simulator' | 'smpp';
@@ -40,8 +45,11 @@ export interface Carrier {
    * in doubt (see sms_messages.submitting_at).
    */
   readonly transactional: boolean;
-  /** Connect, and report every delivery receipt through `onReceipt` (which must not throw). */
-  start(onReceipt: (receipt: CarrierReceipt) => Promise<void>): Promise<void>;
+  /**
+   * Connect, and report every delivery receipt through `onReceipt`, which records it durably
+   * (in `tx` when given). Acknowledge a receipt to the network only after it resolves.
+   */
+  start(onReceipt: ReceiptSink): Promise<void>;
   submit(message: CarrierSubmission, tx: Tx): Promise<SubmitResult>;
   close(): Promise<void>;
 }

@@ -1,0 +1,112 @@
+// Status transitions of an SMS message, in one place (DESIGN.md §4):
+//
+//   queued ──► sent ──► delivered
+//     │         ├─────► failed     (carrier: undeliverable / rejected, reason in error_message)
+//     │         └─────► expired    (validity passed before delivery)          ── refunded
+//     ├──────► failed              (refused before reaching the carrier)        ── refunded
+//     └──────► expired             (validity passed before dispatch)            ── refunded
+//
+// delivered, failed and expired are final. Every transition is a conditional UPDATE on the
+// current status (so racing workers cannot apply two), records a status event, refunds when
+// the rule says so and — when the sender asked for receipts — queues the signed webhook, all in
+// the caller's transaction.
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Executor } from '../../infra/db/index.js';
+import { amountToJson, parseAmount } from '../../shared/money.js';
+import { iso } from '../../shared/time.js';
+import type { SmsAccountsService } from './sms-accounts.service.js';
+import { smsMessages, smsStatusEvents, type SmsStatus } from './sms.tables.js';
+
+export type SmsMessageRow = typeof smsMessages.$inferSelect;
+
+export interface ReceiptPublisher {
+  enqueue(tx: Executor, event: { partnerId: number; eventType: string; url: string; payload: unknown }): Promise<string>;
+}
+
+const FROM: Record<Exclude<SmsStatus, 'queued'>, SmsStatus[]> = {
+  sent: ['queued'],
+  delivered: ['queued', 'sent'],
+  failed: ['queued', 'sent'],
+  expired: ['queued', 'sent'],
+};
+
+export interface TransitionOptions {
+  at?: Date;
+  error?: string | null;
+  detail?: string;
+  /** Refund the charge (expiry always; a failure only before the carrier had it). */
+  refund?: boolean;
+}
+
+/** The receipt body (DESIGN.md §4). */
+export function receiptPayload(row: SmsMessageRow) {
+  return {
+    message_id: row.id,
+    status: row.status,
+    source: row.source,
+    destination: row.destination,
+    sent_at: iso(row.sentAt),
+    delivered_at: iso(row.deliveredAt),
+    failed_at: iso(row.failedAt),
+    error_message: row.errorMessage,
+    cost: { amount: amountToJson(row.cost), currency: 'EUR' as const },
+  };
+}
+
+export class SmsLifecycle {
+  constructor(
+    private readonly accounts: SmsAccountsService,
+    private readonly receipts: ReceiptPublisher,
+  ) {}
+
+  /** Record the initial `queued` event of a message just inserted (the send response reports it; no receipt). */
+  async queued(tx: Executor, row: SmsMessageRow): Promise<void> {
+    await tx.insert(smsStatusEvents).values({ messageId: row.id, status: 'queued', at: row.createdAt });
+  }
+
+  /**
+   * Move a message to `to` if it is still in a state that allows it. Returns the updated row,
+   * or undefined when another worker (or an earlier receipt) got there first.
+   */
+  async transition(
+    tx: Executor,
+    messageId: string,
+    to: Exclude<SmsStatus, 'queued'>,
+    opts: TransitionOptions = {},
+  ): Promise<SmsMessageRow | undefined> {
+    const at = opts.at ?? new Date();
+    const set: Partial<typeof smsMessages.$inferInsert> = { status: to };
+    if (to === 'sent') set.sentAt = at;
+    if (to === 'delivered') set.deliveredAt = at;
+    if (to === 'failed') set.failedAt = at;
+    if (to === 'expired') set.expiredAt = at;
+    if (opts.error !== undefined) set.errorMessage = opts.error;
+    const [row] = await tx
+      .update(smsMessages)
+      .set(set)
+      .where(and(eq(smsMessages.id, messageId), inArray(smsMessages.status, FROM[to])))
+      .returning();
+    if (!row) return undefined;
+    await tx.insert(smsStatusEvents).values({ messageId, status: to, at, detail: opts.detail ?? opts.error ?? null });
+    if (opts.refund) {
+      const refunded = await this.accounts.refund(tx, row.partnerId, parseAmount(row.cost) ?? 0n, row.id);
+      if (refunded) {
+        const [updated] = await tx.update(smsMessages).set({ refundedAt: at }).where(eq(smsMessages.id, messageId)).returning();
+        await this.publish(tx, updated!);
+        return updated;
+      }
+    }
+    await this.publish(tx, row);
+    return row;
+  }
+
+  private async publish(tx: Executor, row: SmsMessageRow): Promise<void> {
+    if (!row.receipt || !row.receiptUrl) return;
+    await this.receipts.enqueue(tx, {
+      partnerId: row.partnerId,
+      eventType: 'sms.status',
+      url: row.receiptUrl,
+      payload: receiptPayload(row),
+    });
+  }
+}

@@ -1,0 +1,68 @@
+// The real server as a child process (`node --import tsx src/server.ts`), for tests that
+// need a process boundary: kill -9, restarts, several nodes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Env } from './app.js';
+
+const SERVER = path.resolve('src/server.ts');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Demo API credentials, when the banner printed them. */
+  apiKey?: { key: string; secret: string };
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Start the server and resolve once it printed its banner ("is listening on …"). */
+export async function startServerProcess(env: Env, timeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const started = Date.now();
+  for (;;) {
+    const listening = /is listening on (http:\/\/\S+)/.exec(out);
+    // The banner is complete once its trailing blank line is out.
+    if (listening && /\n\s*\n$/.test(out.slice(listening.index))) {
+      const key = /API key:\s+(\S+)/.exec(out)?.[1];
+      const secret = /API secret:\s+(\S+)/.exec(out)?.[1];
+      return {
+        child,
+        url: listening[1]!.replace('localhost', '127.0.0.1'),
+        ...(key && secret ? { apiKey: { key, secret } } : {}),
+        stdout: () => out,
+        stderr: () => err,
+        exited,
+        kill: (signal = 'SIGTERM') => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      };
+    }
+    if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start\nstdout:\n${out}\nstderr:\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** An environment with none of the developer's service settings, plus `overrides`. */
+export function childEnv(overrides: Env): Env {
+  const env: Env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(DATABASE_|REDIS_|LOYALTY_|RATE_LIMIT_|JWT_|SMS_|SMPP_|APP_TEST_PHONES|PUBLIC_BASE_URL|LOG_LEVEL|PORT|HOST|ALLOW_PRIVATE_URLS)/.test(name)) {
+      delete env[name];
+    }
+  }
+  return { ...env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...overrides };
+}
