@@ -144,6 +144,7 @@ ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_partner_id_p
 ALTER TABLE "webhook_secrets" ADD CONSTRAINT "webhook_secrets_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "sms_account_ledger_partner_idx" ON "sms_account_ledger" USING btree ("partner_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "sms_account_ledger_message_kind_key" ON "sms_account_ledger" USING btree ("message_id","kind") WHERE "sms_account_ledger"."message_id" is not null;--> statement-breakpoint
+CREATE INDEX "sms_carrier_receipts_pending_idx" ON "sms_carrier_receipts" USING btree ("received_at") WHERE "sms_carrier_receipts"."applied_at" is null;--> statement-breakpoint
 CREATE INDEX "sms_consent_history_phone_idx" ON "sms_consent_history" USING btree ("partner_id","phone","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "sms_message_parts_carrier_key" ON "sms_message_parts" USING btree ("carrier_message_id");--> statement-breakpoint
 CREATE INDEX "sms_messages_partner_idx" ON "sms_messages" USING btree ("partner_id","created_at");--> statement-breakpoint

@@ -39,6 +39,8 @@ export class SmsDispatcher {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Sweeps (expiry, in-doubt) run on a slower cadence than dispatch; 0 = due now. */
+  private lastSweep = 0;
 
   constructor(
     private readonly database: Database,
@@ -62,7 +64,7 @@ export class SmsDispatcher {
       this.again = true;
       return;
     }
-    this.running = this.tick()
+    this.running = this.tick(false)
       .catch((err: unknown) => this.options.log.error({ err }, 'sms dispatcher tick failed'))
       .finally(() => {
         this.running = undefined;
@@ -73,13 +75,23 @@ export class SmsDispatcher {
       });
   }
 
-  /** One pass over everything due; exposed for tests. */
-  async tick(): Promise<void> {
-    await this.expire();
-    await this.recoverInDoubt();
+  /**
+   * One pass: dispatch what is due; apply pending receipts; sweep for expiry and
+   * in-doubt hand-overs at most every few poll intervals (they scan, dispatch only claims).
+   * `tick(true)` does everything now (tests).
+   */
+  async tick(everything = true): Promise<void> {
+    const sweepDue = everything || Date.now() - this.lastSweep >= Math.max(1000, this.options.pollMs * 4);
+    if (sweepDue) {
+      this.lastSweep = Date.now();
+      await this.expire();
+      await this.recoverInDoubt();
+    }
     while (!this.stopped && (await this.dispatchBatch()) === this.options.batchSize) {
       // a full batch: there may be more
     }
+    // Every tick: a receipt recorded in a transaction that had not committed when it woke
+    // us must not wait for the next sweep. The scan is a partial index of pending receipts.
     await this.applyReceipts();
   }
 
@@ -218,7 +230,9 @@ export class SmsDispatcher {
           .insert(smsMessageParts)
           .values(result.parts.map((p) => ({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId })));
       }
-      await tx.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, row.id));
+      if (row.submittingAt !== null || !this.carrier.transactional) {
+        await tx.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, row.id));
+      }
       await this.lifecycle.transition(tx, row.id, 'sent', { at: now });
       return;
     }

@@ -88,10 +88,8 @@ export class SmsAccountsService {
     return row !== undefined;
   }
 
-  /** Price per part (exact decimal text) for a destination country, account override first. */
-  async priceFor(partnerId: number, country: string, tx: Executor = this.db): Promise<string> {
-    const [account] = await tx.select({ prices: smsAccounts.prices }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
-    const prices = { ...this.defaultPrices, ...(account?.prices ?? {}) };
+  /** Price per part (exact decimal text) for a destination country from a price table. */
+  static priceIn(prices: PriceTable, country: string): string {
     return prices[country] ?? prices['*'] ?? '0';
   }
 
@@ -147,9 +145,11 @@ export class SmsAccountsService {
   }
 
   /**
-   * Charge `amount` for a message, atomically: the account row is locked, the balance checked
-   * and reduced, and the charge recorded in the caller's transaction. Returns the balance
-   * (before) when it is too low, and charges nothing.
+   * Charge `amount` for a message in the caller's transaction: one conditional UPDATE
+   * (balance >= amount) takes the row lock, checks and reduces the balance at once, so
+   * concurrent sends can never overdraw. Callers make it the last write before commit to
+   * keep the lock short. When the balance is too low nothing changes and the balance is
+   * returned for the error's meta.
    */
   async charge(
     tx: Executor,
@@ -157,17 +157,27 @@ export class SmsAccountsService {
     amount: bigint,
     messageId: string,
   ): Promise<{ ok: true } | { ok: false; balance: string }> {
-    const [account] = await tx
-      .select({ balance: smsAccounts.balance })
-      .from(smsAccounts)
-      .where(eq(smsAccounts.partnerId, partnerId))
-      .for('update');
-    const balance = parseAmount(account?.balance ?? '0') ?? 0n;
-    if (!account || balance < amount) return { ok: false, balance: formatAmount(balance) };
-    const after = formatAmount(balance - amount);
-    await tx.update(smsAccounts).set({ balance: after, updatedAt: new Date() }).where(eq(smsAccounts.partnerId, partnerId));
-    await tx.insert(smsAccountLedger).values({ partnerId, kind: 'charge', amount: formatAmount(-amount), balanceAfter: after, messageId });
+    const text = formatAmount(amount);
+    const [row] = await tx
+      .update(smsAccounts)
+      .set({ balance: sql`${smsAccounts.balance} - ${text}::numeric`, updatedAt: sql`now()` })
+      .where(and(eq(smsAccounts.partnerId, partnerId), sql`${smsAccounts.balance} >= ${text}::numeric`))
+      .returning({ balance: smsAccounts.balance });
+    if (!row) {
+      const [account] = await tx.select({ balance: smsAccounts.balance }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
+      return { ok: false, balance: formatAmount(parseAmount(account?.balance ?? '0') ?? 0n) };
+    }
+    await tx.insert(smsAccountLedger).values({ partnerId, kind: 'charge', amount: formatAmount(-amount), balanceAfter: row.balance, messageId });
     return { ok: true };
+  }
+
+  /** What a send needs to know of the account, read without a lock. */
+  async sendSettings(partnerId: number, tx: Executor = this.db): Promise<{ transliterate: boolean; prices: PriceTable }> {
+    const [account] = await tx
+      .select({ prices: smsAccounts.prices, transliterate: smsAccounts.transliterate })
+      .from(smsAccounts)
+      .where(eq(smsAccounts.partnerId, partnerId));
+    return { transliterate: account?.transliterate ?? false, prices: { ...this.defaultPrices, ...(account?.prices ?? {}) } };
   }
 
   /** Give a message's charge back, once: the ledger's unique (message, kind) makes a second refund a no-op. */

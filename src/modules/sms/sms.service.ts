@@ -11,7 +11,7 @@ import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { normalisePhone, type NormalisedPhone } from './phone.js';
-import type { SmsAccountsService } from './sms-accounts.service.js';
+import { SmsAccountsService } from './sms-accounts.service.js';
 import type { SmsLifecycle, SmsMessageRow } from './sms-lifecycle.js';
 import { characterCount, layout, type SmsEncoding } from './sms-text.js';
 import { smsConsentHistory, smsConsents, smsMessages } from './sms.tables.js';
@@ -207,6 +207,10 @@ export class SmsService {
     return result.ok ? {} : (result.failure.options?.fields ?? {});
   }
 
+  /**
+   * Validate, charge and queue in the caller's transaction. A failed Result after the message
+   * was inserted must roll that transaction back: callers throw it (`unwrap`) inside it.
+   */
   async send(partnerId: number, input: SendInput, tx: Executor): Promise<Result<SendResult>> {
     const checked = await this.validateSend(input);
     if (!checked.ok) return checked;
@@ -219,21 +223,14 @@ export class SmsService {
       });
     }
 
-    const account = await this.deps.accounts.view(partnerId, tx);
+    const account = await this.deps.accounts.sendSettings(partnerId, tx);
     const wantsTransliteration = input.transliterate ?? account.transliterate;
     const text = wantsTransliteration ? transliterate(input.message) : { text: input.message, changed: false };
     const shape = layout(text.text);
-    const price = parseAmount(await this.deps.accounts.priceFor(partnerId, destination.country, tx)) ?? 0n;
+    const price = parseAmount(SmsAccountsService.priceIn(account.prices, destination.country)) ?? 0n;
     const cost = price * BigInt(shape.parts);
 
     const id = `msg_${randomToken(16)}`;
-    const charged = await this.deps.accounts.charge(tx, partnerId, cost, id);
-    if (!charged.ok) {
-      const meta = { balance: amountToJson(charged.balance), required: amountToJson(formatAmount(cost)) };
-      return fail('QUOTA_EXCEEDED', {
-        items: [{ field: 'balance', code: 'QUOTA_EXCEEDED', key: 'sms.balance_too_low', params: { balance: meta.balance, required: meta.required }, meta }],
-      });
-    }
     const [row] = await tx
       .insert(smsMessages)
       .values({
@@ -271,6 +268,15 @@ export class SmsService {
         messageId: id,
       });
       consentRegistered = true;
+    }
+    // The charge is the last write: the account row stays locked only until commit. A refusal
+    // rolls back the message above with everything else.
+    const charged = await this.deps.accounts.charge(tx, partnerId, cost, id);
+    if (!charged.ok) {
+      const meta = { balance: amountToJson(charged.balance), required: amountToJson(formatAmount(cost)) };
+      return fail('QUOTA_EXCEEDED', {
+        items: [{ field: 'balance', code: 'QUOTA_EXCEEDED', key: 'sms.balance_too_low', params: { balance: meta.balance, required: meta.required }, meta }],
+      });
     }
     return ok({
       message_id: id,

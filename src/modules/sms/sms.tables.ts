@@ -159,13 +159,17 @@ export const smsAccountLedger = pgTable(
  * Delivery receipts as received from the carrier, kept until applied: a receipt can arrive
  * before the submit response that tells us its id has been recorded, or in a later session.
  */
-export const smsCarrierReceipts = pgTable('sms_carrier_receipts', {
-  carrierMessageId: text('carrier_message_id').primaryKey(),
-  state: text({ enum: ['delivered', 'failed', 'expired'] }).notNull(),
-  error: text(),
-  receivedAt: tz('received_at').notNull().defaultNow(),
-  appliedAt: tz('applied_at'),
-});
+export const smsCarrierReceipts = pgTable(
+  'sms_carrier_receipts',
+  {
+    carrierMessageId: text('carrier_message_id').primaryKey(),
+    state: text({ enum: ['delivered', 'failed', 'expired'] }).notNull(),
+    error: text(),
+    receivedAt: tz('received_at').notNull().defaultNow(),
+    appliedAt: tz('applied_at'),
+  },
+  (t) => [index('sms_carrier_receipts_pending_idx').on(t.receivedAt).where(sql`${t.appliedAt} is null`)],
+);
 
 /** The built-in carrier simulator's own record: what it was handed, and when to report. */
 export const smsSimulatorSubmissions = pgTable(

@@ -1,0 +1,145 @@
+// SMS benchmark (`npm run bench:sms`), on PostgreSQL (DATABASE_URL, default the local `test`
+// server):
+//   1. accepted sends/s: POST /en/sms/send with 16 concurrent clients (autocannon), each a
+//      transaction that locks the partner's SMS account row, charges, queues and records;
+//   2. dispatcher throughput: messages/s handed to the carrier (the built-in simulator) while
+//      draining the backlog the send phase left;
+//   3. the reference, in the same run on the same server: pgbench's built-in TPC-B-like
+//      transaction (`pgbench -i` into a scratch database), 16 clients.
+// Every send goes to one partner — the worst case for the account row lock; several partners
+// would not contend with each other.
+//
+// Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), DATABASE_URL.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const DB = 'loyalty_bench_sms';
+const PGBENCH_DB = 'loyalty_bench_pgbench';
+
+const urlFor = (name: string) => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+async function recreate(name: string) {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  await c.query(`drop database if exists "${name}" with (force)`);
+  await c.query(`create database "${name}"`);
+  await c.end();
+}
+
+async function drop(name: string) {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  await c.query(`drop database if exists "${name}" with (force)`);
+  await c.end();
+}
+
+function pgbenchTps(): number {
+  const u = new URL(urlFor(PGBENCH_DB));
+  const args = ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')];
+  const init = spawnSync('pgbench', [...args, '-i', '-q', '-s', '1', PGBENCH_DB], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
+  const run = spawnSync('pgbench', [...args, '-c', String(CONNECTIONS), '-j', '2', '-T', String(DURATION), PGBENCH_DB], {
+    encoding: 'utf8',
+  });
+  const m = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(run.stdout);
+  if (!m) throw new Error(`could not read pgbench's tps:\n${run.stdout}\n${run.stderr}`);
+  return Number(m[1]);
+}
+
+async function main() {
+  await recreate(DB);
+  await recreate(PGBENCH_DB);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loyalty-bench-sms-'));
+  const server = await startServerProcess(
+    childEnv({
+      DATABASE_URL: urlFor(DB),
+      LOYALTY_DATA_DIR: dataDir,
+      LOYALTY_DEMO_SEED: 'true',
+      RATE_LIMIT_DISABLED: 'true',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_MAX: '20',
+      SMS_SIMULATOR_DELAY_MS: '1000',
+      SMS_DISPATCH_POLL_MS: '100',
+      NODE_ENV: 'production',
+    }),
+  );
+  const db = new pg.Client({ connectionString: urlFor(DB) });
+  await db.connect();
+  try {
+    if (!server.apiKey) throw new Error('the demo seed printed no API key');
+    await db.query(`update sms_accounts set balance = 1000000`);
+    const count = async (where: string) => Number((await db.query(`select count(*) as n from sms_messages where ${where}`)).rows[0].n);
+
+    const run = (duration: number) =>
+      autocannon({
+        url: `${server.url}/en/sms/send`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration,
+        headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey!.key, 'x-api-secret': server.apiKey!.secret },
+        body: JSON.stringify({ source: 'DemoShop', destination: '+37061234567', message: 'Your order is ready for pickup.' }),
+      });
+    await run(2); // warm-up
+    const sendResult = await run(DURATION);
+    if (sendResult.non2xx > 0 || sendResult.errors > 0) throw new Error(`send phase: ${sendResult.non2xx} non-2xx, ${sendResult.errors} errors`);
+
+    // Let the dispatcher catch up with the send phase, then give it a backlog of its own:
+    // 20,000 queued messages inserted at once, and time how fast it hands them over.
+    while ((await count(`status = 'queued'`)) > 0) await new Promise((r) => setTimeout(r, 100));
+    const backlog = 20_000;
+    const handed = async () => Number((await db.query(`select count(*) as n from sms_simulator_submissions`)).rows[0].n);
+    const before = await handed();
+    await db.query(
+      `insert into sms_messages (id, partner_id, source, destination, country, body, encoding, parts, price_per_part, cost, carrier)
+       select 'bench_' || g, partner_id, source, destination, country, body, encoding, parts, price_per_part, cost, carrier
+       from (select * from sms_messages limit 1) m, generate_series(1, $1) g`,
+      [backlog],
+    );
+    const t0 = Date.now();
+    while ((await handed()) - before < backlog && Date.now() - t0 < 300_000) await new Promise((r) => setTimeout(r, 100));
+    const drainSeconds = (Date.now() - t0) / 1000;
+    const dispatchRate = ((await handed()) - before) / drainSeconds;
+
+    const tps = pgbenchTps();
+    const sends = sendResult.requests.average;
+    const lines = [
+      '',
+      `SMS benchmark — PostgreSQL, ${CONNECTIONS} clients, ${DURATION} s, node ${process.version}, ${os.cpus().length} cores`,
+      '',
+      `  accepted sends/s          ${sends.toFixed(0).padStart(8)}   (p50 ${sendResult.latency.p50} ms, p99 ${sendResult.latency.p99} ms)`,
+      `  dispatcher messages/s     ${dispatchRate.toFixed(0).padStart(8)}   (backlog ${backlog} drained in ${drainSeconds.toFixed(1)} s)`,
+      `  pgbench TPC-B-like tps    ${tps.toFixed(0).padStart(8)}   (reference, same server, same run)`,
+      '',
+      `  sends / pgbench           ${(sends / tps).toFixed(2).padStart(8)}`,
+      `  dispatch / pgbench        ${(dispatchRate / tps).toFixed(2).padStart(8)}`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'sms', connections: CONNECTIONS, duration: DURATION, sends_per_s: sends, dispatch_per_s: dispatchRate, pgbench_tps: tps, p50_ms: sendResult.latency.p50, p99_ms: sendResult.latency.p99 })}\n`,
+    );
+  } finally {
+    await db.end();
+    await server.kill('SIGTERM');
+    await drop(DB);
+    await drop(PGBENCH_DB);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
