@@ -56,11 +56,21 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   });
   void pool;
 
+  // Label children are looked up once per (route, method, status) and kept: resolving label
+  // objects on every response is a measurable share of a cheap request.
+  const counters = new Map<string, ReturnType<typeof requests.labels>>();
+  const histograms = new Map<string, ReturnType<typeof duration.labels>>();
   app.addHook('onResponse', async (req, reply) => {
     // The route pattern, never the raw URL: ids and junk paths must not explode the labels.
     const route = req.routeOptions.url ?? 'unmatched';
-    requests.inc({ route, method: req.method, status: String(reply.statusCode) });
-    duration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
+    const timing = `${req.method} ${route}`;
+    const key = `${reply.statusCode} ${timing}`;
+    let counter = counters.get(key);
+    if (!counter) counters.set(key, (counter = requests.labels({ route, method: req.method, status: String(reply.statusCode) })));
+    let histogram = histograms.get(timing);
+    if (!histogram) histograms.set(timing, (histogram = duration.labels({ route, method: req.method })));
+    counter.inc();
+    histogram.observe(reply.elapsedTime / 1000);
   });
 
   app.decorate('metrics', {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 
 /** URL-safe random string carrying `bytes` bytes of CSPRNG entropy. */
@@ -8,13 +8,6 @@ export function randomToken(bytes = 32): string {
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-/** Constant-time comparison of two hex digests of equal length. */
-export function digestsEqual(aHex: string, bHex: string): boolean {
-  const a = Buffer.from(aHex, 'hex');
-  const b = Buffer.from(bHex, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 // Passwords are low-entropy, so they get a memory-hard hash: Argon2id with the OWASP

@@ -7,13 +7,15 @@
 // counter stops a lookup that raced with a revoke from re-caching the stale row.
 import type { ApiKeyAuthenticator, ApiPrincipal } from '../../infra/auth.js';
 import type { Database, Executor } from '../../infra/db/index.js';
-import { digestsEqual, randomToken, sha256Hex } from '../../shared/crypto.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomToken, sha256Hex } from '../../shared/crypto.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { API_KEYS_CHANNEL, apiKeysRepository as repo, type ApiKeyRow } from './api-keys.repository.js';
 
 interface CacheEntry {
-  secretHash: string;
+  /** SHA-256 of the secret, as bytes (the row keeps it as hex). */
+  secretDigest: Buffer;
   principal: ApiPrincipal;
   expiresAt: number;
 }
@@ -75,7 +77,7 @@ export class ApiKeysService implements ApiKeyAuthenticator {
 
   async authenticate(key: string, secret: string): Promise<ApiPrincipal | undefined> {
     if (key.length > 128 || secret.length > 256) return undefined;
-    const presented = sha256Hex(secret);
+    const presented = createHash('sha256').update(secret).digest();
     const now = Date.now();
     let entry = this.listening ? this.cache.get(key) : undefined;
     if (!entry || entry.expiresAt < now) {
@@ -83,7 +85,7 @@ export class ApiKeysService implements ApiKeyAuthenticator {
       const row = await repo.findActiveByKey(this.database.db, key);
       if (!row) return undefined;
       entry = {
-        secretHash: row.secretHash,
+        secretDigest: Buffer.from(row.secretHash, 'hex'),
         expiresAt: now + CACHE_TTL_MS,
         principal: {
           kind: 'api',
@@ -100,6 +102,7 @@ export class ApiKeysService implements ApiKeyAuthenticator {
         this.cache.set(key, entry);
       }
     }
-    return digestsEqual(entry.secretHash, presented) ? entry.principal : undefined;
+    const stored = entry.secretDigest;
+    return stored.length === presented.length && timingSafeEqual(stored, presented) ? entry.principal : undefined;
   }
 }
