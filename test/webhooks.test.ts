@@ -6,12 +6,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { DEFAULT_BACKOFF_MS, WebhooksService, type WebhooksTuning } from '../src/infra/webhooks/webhooks.service.js';
 import { signatureHeader, verifySignature } from '../src/infra/webhooks/webhooks.signing.js';
-import { testEnv, type Env, type TestApp } from './helpers/app.js';
-import { createTestDatabase } from './helpers/database.js';
+import { startTestApp, type Env, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { bearer, request } from './helpers/http.js';
 
@@ -20,24 +17,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // so a retry the receiver sees twice); the timeout test waits for it once.
 const TIMEOUT_MS = 1500;
 
-/** startTestApp with webhook tuning: the retry schedule is a build option, not configuration. */
-async function startApp(env: Env, webhooks: WebhooksTuning): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const config = loadConfig(testEnv({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), ...env }), '0.0.0-test');
-  const app = await buildApp(config, { database: database.database, webhooks });
-  await app.fastify.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.fastify.server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    app,
-    config,
-    db: database,
-    close: async () => {
-      await app.fastify.close();
-      await database.drop();
-    },
-  };
-}
+/** The retry schedule is a build option, not configuration. */
+const startApp = (env: Env, webhooks: WebhooksTuning): Promise<TestApp> =>
+  startTestApp({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), ...env }, undefined, { webhooks });
 
 interface Received {
   path: string;

@@ -1,7 +1,7 @@
 // Start the real application on a random port for a test file, over real HTTP.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -31,10 +31,14 @@ export function testEnv(overrides: Env = {}): Env {
   };
 }
 
-export async function startTestApp(overrides: Env = {}, db?: TestDatabase): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Env = {},
+  db?: TestDatabase,
+  build: Omit<BuildOptions, 'database'> = {},
+): Promise<TestApp> {
   const database = db ?? (await createTestDatabase());
   const config = loadConfig(testEnv(overrides), '0.0.0-test');
-  const app = await buildApp(config, { database: database.database });
+  const app = await buildApp(config, { ...build, database: database.database });
   await app.fastify.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.fastify.server.address() as AddressInfo;
   return {

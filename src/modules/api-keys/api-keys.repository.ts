@@ -34,7 +34,11 @@ export const apiKeysRepository = {
     return row;
   },
 
-  /** The credential lookup of every API request: one indexed row, with its partner. */
+  /**
+   * The credential lookup of every API request (on a cache miss): one indexed row, with its
+   * partner's status, name and limits. It joins the partners table directly rather than
+   * asking the partners service, to stay a single query on the hot path.
+   */
   async findActiveByKey(db: Executor, key: string) {
     const [row] = await db
       .select({

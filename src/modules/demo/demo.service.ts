@@ -1,9 +1,8 @@
 // Demo data for a first look: on an empty database, one of everything an integrator
 // needs to make a first call, with the credentials returned once to be printed.
-import { count, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../infra/db/index.js';
 import { randomToken } from '../../shared/crypto.js';
-import { partners as partnersTable } from '../partners/partners.tables.js';
 import type { AdminService } from '../admin/admin.service.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
@@ -47,8 +46,7 @@ export class DemoService {
     const result = await d.database.db.transaction(async (tx) => {
       // Nodes starting together: one seeds, the others then see a partner and skip.
       await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`);
-      const [existing] = await tx.select({ n: count() }).from(partnersTable);
-      if ((existing?.n ?? 0) > 0) return undefined;
+      if ((await d.partners.count(tx)) > 0) return undefined;
 
       if (adminPassword !== null) await d.admin.ensure({ email: adminEmail, password: adminPassword, name: 'Demo administrator' }, tx);
       const created = await d.partners.create({ name: 'Demo Shop', email: 'partner@loyalty.local', password: partnerPassword }, tx);

@@ -17,6 +17,10 @@ export const partnersRepository = {
     const [row] = await db.select().from(partners).where(eq(partners.email, email));
     return row;
   },
+  async count(db: Executor): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(partners);
+    return row?.n ?? 0;
+  },
   async list(db: Executor, limit: number, offset: number): Promise<{ rows: PartnerRow[]; total: number }> {
     const rows = await db.select().from(partners).orderBy(desc(partners.id)).limit(limit).offset(offset);
     const [total] = await db.select({ n: count() }).from(partners);

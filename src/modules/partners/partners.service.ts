@@ -70,6 +70,10 @@ export class PartnersService {
     return row?.status === 'active';
   }
 
+  count(tx: Executor = this.db): Promise<number> {
+    return repo.count(tx);
+  }
+
   async list(page: PageWindow): Promise<{ items: PartnerView[]; total: number }> {
     const { rows, total } = await repo.list(this.db, page.perPage, page.offset);
     return { items: rows.map(partnerView), total };

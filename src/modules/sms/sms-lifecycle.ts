@@ -38,8 +38,8 @@ export interface TransitionOptions {
   refund?: boolean;
 }
 
-/** The receipt body (DESIGN.md §4). */
-export function receiptPayload(row: SmsMessageRow) {
+/** A message's status as GET /sms/status shows it. */
+export function statusView(row: SmsMessageRow) {
   return {
     message_id: row.id,
     status: row.status,
@@ -48,9 +48,17 @@ export function receiptPayload(row: SmsMessageRow) {
     sent_at: iso(row.sentAt),
     delivered_at: iso(row.deliveredAt),
     failed_at: iso(row.failedAt),
-    error_message: row.errorMessage,
+    scheduled: iso(row.scheduledAt),
+    validity: iso(row.validityAt),
     cost: { amount: amountToJson(row.cost), currency: 'EUR' as const },
+    error_message: row.errorMessage,
   };
+}
+
+/** The receipt body (DESIGN.md §4): the status view without the scheduling fields. */
+export function receiptPayload(row: SmsMessageRow) {
+  const { scheduled: _scheduled, validity: _validity, ...payload } = statusView(row);
+  return payload;
 }
 
 export class SmsLifecycle {

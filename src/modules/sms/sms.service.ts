@@ -12,7 +12,9 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { normalisePhone, type NormalisedPhone } from './phone.js';
 import { SmsAccountsService } from './sms-accounts.service.js';
-import type { SmsLifecycle, SmsMessageRow } from './sms-lifecycle.js';
+import { statusView, type SmsLifecycle, type SmsMessageRow } from './sms-lifecycle.js';
+
+export { statusView };
 import { characterCount, layout, type SmsEncoding } from './sms-text.js';
 import { smsConsentHistory, smsConsents, smsMessages } from './sms.tables.js';
 import { transliterate } from './transliterate.js';
@@ -84,22 +86,6 @@ class FieldErrorsBuilder {
 function parseDate(value: string): Date | undefined {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? undefined : d;
-}
-
-export function statusView(row: SmsMessageRow) {
-  return {
-    message_id: row.id,
-    status: row.status,
-    source: row.source,
-    destination: row.destination,
-    sent_at: iso(row.sentAt),
-    delivered_at: iso(row.deliveredAt),
-    failed_at: iso(row.failedAt),
-    scheduled: iso(row.scheduledAt),
-    validity: iso(row.validityAt),
-    cost: { amount: amountToJson(row.cost), currency: 'EUR' as const },
-    error_message: row.errorMessage,
-  };
 }
 
 export function historyView(row: SmsMessageRow) {
