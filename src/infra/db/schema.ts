@@ -8,3 +8,6 @@ export * from '../../modules/shops/shops.tables.js';
 export * from '../../modules/partner-cards/partner-cards.tables.js';
 export * from '../../modules/sms/sms.tables.js';
 export * from '../webhooks/webhooks.tables.js';
+export * from '../../modules/customers/customers.tables.js';
+export * from '../../modules/loyalty-cards/loyalty-cards.tables.js';
+export * from '../../modules/points/points.tables.js';

@@ -96,7 +96,8 @@ export class SmsLifecycle {
       .returning();
     if (!row) return undefined;
     await tx.insert(smsStatusEvents).values({ messageId, status: to, at, detail: opts.detail ?? opts.error ?? null });
-    if (opts.refund) {
+    // The platform's own messages (partnerId null) cost nobody anything: nothing to refund.
+    if (opts.refund && row.partnerId !== null) {
       const refunded = await this.accounts.refund(tx, row.partnerId, parseAmount(row.cost) ?? 0n, row.id);
       if (refunded) {
         const [updated] = await tx.update(smsMessages).set({ refundedAt: at }).where(eq(smsMessages.id, messageId)).returning();
@@ -109,7 +110,7 @@ export class SmsLifecycle {
   }
 
   private async publish(tx: Executor, row: SmsMessageRow): Promise<void> {
-    if (!row.receipt || !row.receiptUrl) return;
+    if (!row.receipt || !row.receiptUrl || row.partnerId === null) return;
     await this.receipts.enqueue(tx, {
       partnerId: row.partnerId,
       eventType: 'sms.status',

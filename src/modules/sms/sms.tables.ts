@@ -56,9 +56,8 @@ export const smsMessages = pgTable(
   'sms_messages',
   {
     id: text().primaryKey(),
-    partnerId: integer('partner_id')
-      .notNull()
-      .references(() => partners.id, { onDelete: 'cascade' }),
+    /** null for the platform's own messages (sign-in codes), which no partner pays for or sees. */
+    partnerId: integer('partner_id').references(() => partners.id, { onDelete: 'cascade' }),
     source: text().notNull(),
     destination: text().notNull(),
     /** ISO 3166-1 alpha-2 of the destination, for pricing. */

@@ -1,0 +1,44 @@
+// A customer's loyalty card in one partner card programme. The card row carries the points
+// balance: it is the row locked by every value-moving operation (src/modules/points), so
+// the balance and the ledger change together or not at all.
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customers } from '../customers/customers.tables.js';
+import { partnerCards } from '../partner-cards/partner-cards.tables.js';
+import { partners } from '../partners/partners.tables.js';
+
+const tz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const loyaltyCards = pgTable(
+  'loyalty_cards',
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    /** The programme's partner, kept here so that every tenant check is one index lookup. */
+    partnerId: integer('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    partnerCardId: integer('partner_card_id')
+      .notNull()
+      .references(() => partnerCards.id, { onDelete: 'restrict' }),
+    customerId: integer('customer_id')
+      .notNull()
+      .references(() => customers.id, { onDelete: 'restrict' }),
+    /** Issued numbers are 16 digits with a Luhn check digit; third-party numbers are the partner's own. */
+    cardNumber: text('card_number').notNull(),
+    source: text({ enum: ['issued', 'third_party'] }).notNull().default('issued'),
+    /** Sum of the card's ledger; changed only together with a ledger row, under the row lock. */
+    pointsBalance: integer('points_balance').notNull().default(0),
+    /** Earliest expiry among lots with points left: lets a balance read skip the lot scan. */
+    nextExpiryAt: tz('next_expiry_at'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check('loyalty_cards_balance_non_negative', sql`${t.pointsBalance} >= 0`),
+    uniqueIndex('loyalty_cards_programme_customer_key').on(t.partnerCardId, t.customerId),
+    uniqueIndex('loyalty_cards_partner_number_key').on(t.partnerId, t.cardNumber),
+    index('loyalty_cards_partner_idx').on(t.partnerId, t.id),
+    index('loyalty_cards_customer_idx').on(t.customerId),
+    index('loyalty_cards_expiry_idx').on(t.nextExpiryAt).where(sql`${t.nextExpiryAt} is not null`),
+  ],
+);
