@@ -15,7 +15,11 @@ import openapiPlugin from './infra/openapi.js';
 import { RateLimiter } from './infra/rate-limit.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { randomToken } from './shared/crypto.js';
+import type { Clock } from './shared/time.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
+import { customersRoutes } from './modules/customers/customers.routes.js';
+import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
+import { pointsRoutes } from './modules/points/points.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
@@ -33,6 +37,8 @@ export interface BuildOptions {
   workers?: boolean;
   /** Webhook worker tuning (tests: a fast retry schedule). */
   webhooks?: WebhooksTuning;
+  /** "Now" for the ledger and sign-in codes (tests: a clock they move). */
+  clock?: Clock;
 }
 
 export interface App {
@@ -68,6 +74,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log: fastify.log,
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 
@@ -93,6 +100,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     accounts: {
       admin: (id) => services.admin.exists(id),
       partner: (id) => services.partners.isActive(id),
+      customer: (id) => services.customers.exists(id),
     },
     rateLimiter,
     rateLimit: config.rateLimit,
@@ -108,6 +116,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(smsRoutes, { sms: services.sms, idempotency });
   await fastify.register(smsAccountsRoutes, { accounts: services.smsAccounts, sms: services.sms, partners: services.partners });
   await fastify.register(webhooksRoutes, { webhooks: services.webhooks });
+  await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
+  await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
+  await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, idempotency });
 
   fastify.addHook('preClose', async () => {
     migrated = false;
@@ -119,11 +130,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   if (workers) {
     fastify.addHook('onClose', async () => services.webhooks.stop());
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
+    fastify.addHook('onClose', async () => context.workers.expirySweeper.stop());
   }
   await fastify.ready();
   if (workers) {
     await context.workers.smsDispatcher.start();
     await services.webhooks.start();
+    context.workers.expirySweeper.start();
   }
   return { fastify, context };
 }

@@ -57,7 +57,15 @@ export interface Config {
     smppWindow: number;
     /** SMPP_THROUGHPUT: most submit_sm per second. */
     smppThroughput: number;
+    /** SMS_SYSTEM_SENDER: sender name of the platform's own messages (sign-in codes). */
+    systemSender: string;
   };
+  points: {
+    /** POINTS_EXPIRY_SWEEP_MS: how often the expiry job looks for lots past their expiry. */
+    expirySweepMs: number;
+  };
+  /** APP_LINK_BASE: prefix of the links in QR codes that the mobile app opens. */
+  appLinkBase: string;
   // Outgoing webhooks (src/infra/webhooks, src/infra/safe-url.ts)
   /** ALLOW_PRIVATE_URLS: let user-given URLs reach private, loopback and link-local addresses (tests, local dev). */
   allowPrivateUrls: boolean;
@@ -177,6 +185,16 @@ function parseSmppUrl(r: Reader, name: string, required: boolean): string | unde
   return v;
 }
 
+/** An alphanumeric sender name as the SMS interface allows it: letters, digits, spaces, ≤ 11. */
+function systemSender(r: Reader, name: string, fallback: string): string {
+  const v = r.str(name, fallback);
+  if (!/^[A-Za-z0-9 ]{1,11}$/.test(v) || v.trim() === '') {
+    r.problems.push(`${name} must be 1 to 11 letters, digits or spaces (got "${v}")`);
+    return fallback;
+  }
+  return v;
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -248,7 +266,12 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       smppEnquireLinkMs: r.int('SMPP_ENQUIRE_LINK_MS', 30_000, 1000, 600_000),
       smppWindow: r.int('SMPP_WINDOW', 10, 1, 1000),
       smppThroughput: r.int('SMPP_THROUGHPUT', 50, 1, 10_000),
+      systemSender: systemSender(r, 'SMS_SYSTEM_SENDER', 'Loyalty'),
     },
+    points: {
+      expirySweepMs: r.int('POINTS_EXPIRY_SWEEP_MS', 60_000, 100, 86_400_000),
+    },
+    appLinkBase: (r.raw('APP_LINK_BASE') ?? 'loyalty://app').replace(/\/+$/, ''),
     allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
     webhookTimeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     version,

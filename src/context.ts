@@ -9,6 +9,12 @@ import { TokenService } from './infra/tokens.js';
 import { WebhooksService, type WebhooksTuning } from './infra/webhooks/webhooks.service.js';
 import { randomToken } from './shared/crypto.js';
 import { AdminService } from './modules/admin/admin.service.js';
+import { CustomersService } from './modules/customers/customers.service.js';
+import { OtpService } from './modules/customers/otp.service.js';
+import { LoyaltyCardsService } from './modules/loyalty-cards/loyalty-cards.service.js';
+import { ExpirySweeper } from './modules/points/expiry-sweeper.js';
+import { PointsLedger } from './modules/points/ledger.service.js';
+import { PointsService } from './modules/points/points.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
@@ -19,7 +25,7 @@ import { SmsDispatcher } from './modules/sms/dispatcher.js';
 import { SmsAccountsService } from './modules/sms/sms-accounts.service.js';
 import { SmsLifecycle } from './modules/sms/sms-lifecycle.js';
 import { SmsService } from './modules/sms/sms.service.js';
-import { systemClock } from './shared/time.js';
+import { systemClock, type Clock } from './shared/time.js';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -43,9 +49,15 @@ export interface Context {
     demo: DemoService;
     /** Outgoing webhooks: enqueue(tx, event) in any module; the worker is started by app.ts. */
     webhooks: WebhooksService;
+    customers: CustomersService;
+    otp: OtpService;
+    loyaltyCards: LoyaltyCardsService;
+    ledger: PointsLedger;
+    points: PointsService;
   };
-  /** Background work (SMS dispatch); started by the server, not by the CLI. */
-  workers: { smsDispatcher: SmsDispatcher };
+  /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
+  workers: { smsDispatcher: SmsDispatcher; expirySweeper: ExpirySweeper };
+  clock: Clock;
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
 }
@@ -58,6 +70,8 @@ export interface ContextOptions {
   log: Logger;
   /** Webhook worker tuning (tests: a fast retry schedule). */
   webhooks?: WebhooksTuning;
+  /** "Now" for the ledger and sign-in codes (tests move it instead of waiting). */
+  clock?: Clock;
 }
 
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {
@@ -74,6 +88,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       log: opts.log,
       ...opts.webhooks,
     });
+    const clock = opts.clock ?? systemClock;
     const admin = new AdminService(database.db, tokens);
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
@@ -96,8 +111,23 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       lifecycle: smsLifecycle,
       checkUrl: webhooks.checkUrl,
       carrierName: carrier.name,
+      systemSender: config.sms.systemSender,
       onQueued: () => smsDispatcher.wake(),
     });
+    const customers = new CustomersService(database.db, clock);
+    const otp = new OtpService({
+      db: database.db,
+      sms,
+      customers,
+      tokens,
+      clock,
+      hashKey: await loadOrCreateSetting(database.db, 'otp_hash_key', () => randomToken(32)),
+      testPhones: config.appTestPhones,
+    });
+    const ledger = new PointsLedger(database.db, clock);
+    const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger });
+    const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
+    const expirySweeper = new ExpirySweeper(ledger, { intervalMs: config.points.expirySweepMs, log: opts.log });
     const demo = new DemoService({
       database,
       admin,
@@ -118,8 +148,9 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks },
-      workers: { smsDispatcher },
+      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points },
+      workers: { smsDispatcher, expirySweeper },
+      clock,
       close: async () => {
         if (redis) await redis.quit().catch(() => redis.disconnect());
         if (!opts.database) await database.close();

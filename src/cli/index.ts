@@ -3,13 +3,15 @@
 //   loyalty migrate
 //   loyalty admin create --email E [--password P | --password-stdin] [--name N]
 //   loyalty demo seed
+//   loyalty ledger verify      exits 1 when any balance differs from its ledger
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContext, type Context } from '../context.js';
 import { saveDemoCredentials } from '../modules/demo/demo-credentials-file.js';
+import { verifyLedger } from '../modules/points/ledger-verify.js';
 import { VERSION } from '../version.js';
 
-const USAGE = 'usage: loyalty migrate | admin create --email E (--password P | --password-stdin) [--name N] | demo seed';
+const USAGE = 'usage: loyalty migrate | admin create --email E (--password P | --password-stdin) [--name N] | demo seed | ledger verify';
 
 function out(doc: unknown, code = 0): never {
   process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
@@ -89,6 +91,11 @@ async function main(argv: string[]) {
       });
       if (!credentials) return out({ ok: true, seeded: false, reason: 'the database already has partners' });
       return out({ ok: true, seeded: true, credentials });
+    }
+
+    case 'ledger verify': {
+      const report = await withContext((ctx) => verifyLedger(ctx.database.db));
+      return out({ ok: report.differences.length === 0, ...report }, report.differences.length === 0 ? 0 : 1);
     }
 
     default:

@@ -63,6 +63,7 @@ export const ERRORS = {
     shapeB: true,
   },
   EXPIRED_OFFER: { status: 422, code: 'EXPIRED_OFFER', message: 'error.expired_offer', shapeB: true },
+  OUT_OF_RANGE: { status: 422, code: 'OUT_OF_RANGE', message: 'error.out_of_range', shapeB: true },
   QUOTA_EXCEEDED: { status: 422, code: 'QUOTA_EXCEEDED', message: 'error.quota_exceeded', shapeB: true },
   SENDER_NOT_APPROVED: { status: 422, code: 2001, message: 'error.sender_not_approved' },
   // 429

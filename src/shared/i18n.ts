@@ -1,5 +1,7 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { customersMessages } from '../modules/customers/customers.messages.js';
+import { pointsMessages } from '../modules/points/points.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -96,6 +98,7 @@ const core = {
     lt: 'Komisinio mokesčio laikotarpis užrakintas',
   },
   'error.insufficient_balance': { en: 'Insufficient points balance', lt: 'Nepakankamas taškų likutis' },
+  'error.out_of_range': { en: 'A value is out of the allowed range', lt: 'Reikšmė už leistinų ribų' },
   'error.expired_offer': { en: 'The offer has expired', lt: 'Pasiūlymo galiojimas baigėsi' },
   'error.quota_exceeded': { en: 'The quota or balance is exceeded', lt: 'Viršyta kvota arba likutis' },
   'error.sender_not_approved': {
@@ -144,7 +147,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...customersMessages, ...pointsMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;

@@ -1,5 +1,6 @@
 // Partner card programmes. This issue needs only creation (for the demo seed); the
 // partner-interface issue adds the API, validation and the rest of the lifecycle.
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { partnerCards, partnerCardShops, type CardDesign, type LocalizedText } from './partner-cards.tables.js';
 
@@ -28,4 +29,51 @@ export class PartnerCardsService {
     }
     return row!;
   }
+
+  /** What issuing a loyalty card needs to know about a programme (any partner's: callers check the owner). */
+  async programme(tx: Executor, id: number): Promise<ProgrammeForIssue | undefined> {
+    const [row] = await tx.select(programmeColumns).from(partnerCards).where(eq(partnerCards.id, id));
+    return row;
+  }
+
+  /** The partner's active programmes that assign a card to every new customer. */
+  autoAssignProgrammes(tx: Executor, partnerId: number): Promise<ProgrammeForIssue[]> {
+    return tx
+      .select(programmeColumns)
+      .from(partnerCards)
+      .where(and(eq(partnerCards.partnerId, partnerId), eq(partnerCards.isActive, true), eq(partnerCards.autoAssign, true)))
+      .orderBy(asc(partnerCards.id));
+  }
+}
+
+const programmeColumns = {
+  id: partnerCards.id,
+  partnerId: partnerCards.partnerId,
+  isActive: partnerCards.isActive,
+  pointsEnabled: partnerCards.pointsEnabled,
+  initialBonusPoints: partnerCards.initialBonusPoints,
+  title: partnerCards.title,
+  pointsPerCurrency: partnerCards.pointsPerCurrency,
+  currencyAmount: partnerCards.currencyAmount,
+  pointsRedemptionEnabled: partnerCards.pointsRedemptionEnabled,
+  pointsPerCurrencyRedemption: partnerCards.pointsPerCurrencyRedemption,
+  currencyAmountRedemption: partnerCards.currencyAmountRedemption,
+  minPointsForRedemption: partnerCards.minPointsForRedemption,
+  maxPointsPerRedemption: partnerCards.maxPointsPerRedemption,
+};
+
+export interface ProgrammeForIssue {
+  id: number;
+  partnerId: number;
+  isActive: boolean;
+  pointsEnabled: boolean;
+  initialBonusPoints: number;
+  title: { en: string; lt: string };
+  pointsPerCurrency: string;
+  currencyAmount: string;
+  pointsRedemptionEnabled: boolean;
+  pointsPerCurrencyRedemption: string;
+  currencyAmountRedemption: string;
+  minPointsForRedemption: number;
+  maxPointsPerRedemption: number | null;
 }

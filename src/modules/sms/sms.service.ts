@@ -10,7 +10,7 @@ import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
-import { normalisePhone, type NormalisedPhone } from './phone.js';
+import { normalisePhone, type NormalisedPhone } from '../../shared/phone.js';
 import { SmsAccountsService } from './sms-accounts.service.js';
 import { statusView, type SmsLifecycle, type SmsMessageRow } from './sms-lifecycle.js';
 
@@ -119,6 +119,8 @@ export class SmsService {
       lifecycle: SmsLifecycle;
       checkUrl: UrlCheck;
       carrierName: string;
+      /** Sender name of the platform's own messages. */
+      systemSender: string;
       clock?: Clock;
       /** Called after a send commits, to wake the local dispatcher. */
       onQueued?: () => void;
@@ -277,6 +279,36 @@ export class SmsService {
       encoding: shape.encoding,
       transliterated: text.changed,
     });
+  }
+
+  /**
+   * Queue one of the platform's own messages (a sign-in code) in the caller's transaction:
+   * sent from the system sender, charged to nobody, invisible to every partner.
+   */
+  async sendSystem(tx: Executor, destination: NormalisedPhone, message: string): Promise<string> {
+    const shape = layout(message);
+    const id = `msg_${randomToken(16)}`;
+    const now = this.clock.now();
+    const [row] = await tx
+      .insert(smsMessages)
+      .values({
+        id,
+        partnerId: null,
+        source: this.deps.systemSender,
+        destination: destination.e164,
+        country: destination.country,
+        body: message,
+        encoding: shape.encoding,
+        parts: shape.parts,
+        pricePerPart: '0',
+        cost: '0',
+        carrier: this.deps.carrierName,
+        nextAttemptAt: now,
+        createdAt: now,
+      })
+      .returning();
+    await this.deps.lifecycle.queued(tx, row!);
+    return id;
   }
 
   /** Wake the dispatcher once the send has committed. */

@@ -1,0 +1,67 @@
+// Customers: one account per phone number (DESIGN.md §2). Accounts are created by the
+// first successful sign-in (otp.service.ts); here they are read and their profile kept.
+import type { Db, Executor } from '../../infra/db/index.js';
+import { iso, systemClock, type Clock } from '../../shared/time.js';
+import { customersRepository as repo, type CustomerRow, type ProfileFields } from './customers.repository.js';
+
+export interface CustomerView {
+  id: number;
+  phone: string;
+  name: string | null;
+  email: string | null;
+  birth_date: string | null;
+  language: 'lt' | 'en' | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProfileInput {
+  name?: string | null;
+  email?: string | null;
+  birth_date?: string | null;
+  language?: 'lt' | 'en' | null;
+}
+
+export function customerView(row: CustomerRow): CustomerView {
+  return {
+    id: row.id,
+    phone: row.phone,
+    name: row.name,
+    email: row.email,
+    birth_date: row.birthDate,
+    language: row.language,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export class CustomersService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async get(id: number, tx: Executor = this.db): Promise<CustomerView | undefined> {
+    const row = await repo.findById(tx, id);
+    return row && customerView(row);
+  }
+
+  /** For the auth plugin: a customer token is only good while its account exists. */
+  async exists(id: number): Promise<boolean> {
+    return (await repo.findById(this.db, id)) !== undefined;
+  }
+
+  async findOrCreateByPhone(tx: Executor, phone: string): Promise<CustomerView> {
+    return customerView(await repo.findOrCreateByPhone(tx, phone, this.clock.now()));
+  }
+
+  async updateProfile(id: number, input: ProfileInput): Promise<CustomerView | undefined> {
+    const fields: ProfileFields = {};
+    if (input.name !== undefined) fields.name = input.name === null ? null : input.name.trim();
+    if (input.email !== undefined) fields.email = input.email === null ? null : input.email.trim().toLowerCase();
+    if (input.birth_date !== undefined) fields.birthDate = input.birth_date;
+    if (input.language !== undefined) fields.language = input.language;
+    const row = await repo.updateProfile(this.db, id, fields, this.clock.now());
+    return row && customerView(row);
+  }
+}

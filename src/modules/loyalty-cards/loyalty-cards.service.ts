@@ -1,0 +1,197 @@
+// Loyalty cards: a customer's membership of one partner card programme, holding the points
+// balance. Issued with a Luhn-checked number or attached to an existing (third-party)
+// number; the programme's welcome bonus is credited in the same transaction.
+import type { Db, Executor } from '../../infra/db/index.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import { iso } from '../../shared/time.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import type { PartnerCardsService, ProgrammeForIssue } from '../partner-cards/partner-cards.service.js';
+import type { PointsLedger } from '../points/ledger.service.js';
+import { displayRates } from '../points/points-rules.js';
+import { issueCardNumber } from './card-number.js';
+import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
+
+export interface LoyaltyCardView {
+  id: number;
+  card_number: string;
+  user_id: number;
+  partner_card_id: number;
+  partner_id: number;
+  points_balance: number;
+  /** What the app shows as a QR code for a till to scan: the card number. */
+  qr_content: string;
+  source: 'issued' | 'third_party';
+  created_at: string;
+  updated_at: string;
+}
+
+export function cardView(row: LoyaltyCardRow): LoyaltyCardView {
+  return {
+    id: row.id,
+    card_number: row.cardNumber,
+    user_id: row.customerId,
+    partner_card_id: row.partnerCardId,
+    partner_id: row.partnerId,
+    points_balance: row.pointsBalance,
+    qr_content: row.cardNumber,
+    source: row.source,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+export interface CardLookup {
+  cardId?: number;
+  cardNumber?: string;
+}
+
+const programmeNotFound = () =>
+  fail<never>('RESOURCE_NOT_FOUND', {
+    params: { resource: 'resource.partner_card' },
+    items: [{ field: 'partner_card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.partner_card' } }],
+  });
+
+const alreadyMember = () =>
+  fail<never>('DUPLICATE_VALUE', {
+    message: 'cards.already_member',
+    items: [{ field: 'partner_card_id', code: 'DUPLICATE_VALUE', key: 'cards.already_member' }],
+  });
+
+const numberTaken = () =>
+  fail<never>('DUPLICATE_VALUE', {
+    message: 'cards.number_taken',
+    items: [{ field: 'card_number', code: 'DUPLICATE_VALUE', key: 'cards.number_taken' }],
+  });
+
+export class LoyaltyCardsService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      partnerCards: PartnerCardsService;
+      customers: CustomersService;
+      ledger: PointsLedger;
+    },
+  ) {}
+
+  private get db() {
+    return this.deps.db;
+  }
+
+  /**
+   * A card in a programme for the customer. `partnerScope` (a partner-scoped customer token,
+   * or the partner's API credentials) limits which programmes exist for the caller.
+   */
+  async create(
+    tx: Executor,
+    customerId: number,
+    input: { partnerCardId: number; cardNumber?: string; partnerScope?: number },
+  ): Promise<Result<LoyaltyCardView>> {
+    const programme = await this.deps.partnerCards.programme(tx, input.partnerCardId);
+    if (!programme || (input.partnerScope !== undefined && programme.partnerId !== input.partnerScope)) return programmeNotFound();
+    if (!programme.isActive) {
+      return fail('INVALID_STATE', {
+        message: 'cards.programme_inactive',
+        items: [{ field: 'partner_card_id', code: 'INVALID_STATE', key: 'cards.programme_inactive', meta: { status: 'inactive' } }],
+      });
+    }
+    if (await repo.findOne(tx, { customerId }, { partnerCardId: programme.id })) return alreadyMember();
+    if (input.cardNumber !== undefined && (await repo.numberTaken(tx, programme.partnerId, input.cardNumber))) return numberTaken();
+    const row = await this.issue(tx, customerId, programme, input.cardNumber);
+    // Both were checked above: a conflict now means a concurrent request just won.
+    if (!row) return input.cardNumber !== undefined && (await repo.numberTaken(tx, programme.partnerId, input.cardNumber)) ? numberTaken() : alreadyMember();
+    return ok(await this.withBonus(tx, row, programme));
+  }
+
+  /**
+   * auto_assign: the first time a customer meets a partner (QR login at its till), a card in
+   * each of the partner's active auto-assigning programmes, with its welcome bonus.
+   */
+  async ensureMembership(tx: Executor, customerId: number, partnerId: number): Promise<LoyaltyCardView[]> {
+    const created: LoyaltyCardView[] = [];
+    for (const programme of await this.deps.partnerCards.autoAssignProgrammes(tx, partnerId)) {
+      if (await repo.findOne(tx, { customerId }, { partnerCardId: programme.id })) continue;
+      const row = await this.issue(tx, customerId, programme, undefined);
+      if (row) created.push(await this.withBonus(tx, row, programme));
+    }
+    return created;
+  }
+
+  private async issue(tx: Executor, customerId: number, programme: ProgrammeForIssue, thirdPartyNumber: string | undefined) {
+    // An issued number colliding with another is astronomically rare; a few tries settle it.
+    for (let attempt = 0; attempt < (thirdPartyNumber === undefined ? 5 : 1); attempt++) {
+      const row = await repo.insert(tx, {
+        partnerId: programme.partnerId,
+        partnerCardId: programme.id,
+        customerId,
+        cardNumber: thirdPartyNumber ?? issueCardNumber(),
+        source: thirdPartyNumber === undefined ? 'issued' : 'third_party',
+      });
+      if (row) return row;
+      if (await repo.findOne(tx, { customerId }, { partnerCardId: programme.id })) return undefined;
+    }
+    return undefined;
+  }
+
+  private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
+    const view = cardView(row);
+    if (programme.pointsEnabled && programme.initialBonusPoints > 0) {
+      const bonus = await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
+      if (bonus) view.points_balance = bonus.balance_after;
+    }
+    return view;
+  }
+
+  /** One card of the owner, with due expiries applied first. */
+  async get(owner: CardOwner, lookup: CardLookup): Promise<LoyaltyCardView | undefined> {
+    const filter: CardFilter = lookup.cardNumber !== undefined ? { cardNumber: lookup.cardNumber } : {};
+    let row = lookup.cardId !== undefined ? await repo.find(this.db, owner, lookup.cardId) : await repo.findOne(this.db, owner, filter);
+    if (row && lookup.cardId !== undefined && lookup.cardNumber !== undefined && row.cardNumber !== lookup.cardNumber) return undefined;
+    if (row && (await this.deps.ledger.refreshCard(row.id, row.nextExpiryAt))) row = await repo.find(this.db, owner, row.id);
+    return row && cardView(row);
+  }
+
+  async list(owner: CardOwner, filter: CardFilter, page: PageWindow): Promise<{ items: LoyaltyCardView[]; total: number }> {
+    let { rows, total } = await repo.list(this.db, owner, filter, page.perPage, page.offset);
+    let refreshed = false;
+    for (const row of rows) refreshed = (await this.deps.ledger.refreshCard(row.id, row.nextExpiryAt)) || refreshed;
+    if (refreshed) ({ rows, total } = await repo.list(this.db, owner, filter, page.perPage, page.offset));
+    return { items: rows.map(cardView), total };
+  }
+
+  /** What a till shows after scanning a card: the card, its holder and the programme's rules. */
+  async info(partnerId: number, lookup: CardLookup) {
+    const card = await this.get({ partnerId }, lookup);
+    if (!card) return undefined;
+    const [customer, programme] = await Promise.all([
+      this.deps.customers.get(card.user_id),
+      this.deps.partnerCards.programme(this.db, card.partner_card_id),
+    ]);
+    const rates = displayRates({
+      ...programme!,
+      roundPointsUp: false,
+      minPointsPerPurchase: 0,
+      maxPointsPerPurchase: null,
+      pointsPerVisit: 0,
+    });
+    return {
+      card,
+      user: { id: customer!.id, name: customer!.name, phone: customer!.phone, email: customer!.email },
+      programme: {
+        id: programme!.id,
+        title: programme!.title,
+        is_active: programme!.isActive,
+        points_enabled: programme!.pointsEnabled,
+        points_redemption_enabled: programme!.pointsRedemptionEnabled,
+        ...rates,
+        min_points_for_redemption: programme!.minPointsForRedemption,
+        max_points_per_redemption: programme!.maxPointsPerRedemption,
+      },
+      expiring: await this.deps.ledger.expiring(card.id),
+    };
+  }
+
+  totals(owner: CardOwner, filter: CardFilter = {}): Promise<{ cards: number; points: number }> {
+    return loyaltyCardsTotals.totals(this.db, owner, filter);
+  }
+}

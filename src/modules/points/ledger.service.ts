@@ -1,0 +1,498 @@
+// The points ledger (DESIGN.md §6): every value-moving operation locks the card row,
+// applies due expiries, checks, and writes one entry — inside the caller's transaction,
+// which also holds the Idempotency-Key of the request. Expected failures come back as
+// values; a caller that got one must roll its transaction back (routes `unwrap` inside
+// the transaction), so a refused operation leaves nothing behind.
+//
+// Register and revert come in pairs: award / reverse(award) takes back the lot it earned
+// (or what is left of it, then from other lots); deduct / reverse(deduct) restores exactly
+// the lots the deduction drew from.
+import type { Db, Executor } from '../../infra/db/index.js';
+import { ERRORS, fail, ok, type ErrorName, type Result } from '../../shared/errors.js';
+import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
+import { iso, type Clock } from '../../shared/time.js';
+import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
+import type { PointsTransactionType } from './points.tables.js';
+import { purchasePoints, redemptionValue } from './points-rules.js';
+
+/** Largest number of points one operation may move. */
+export const MAX_POINTS_PER_OPERATION = 10_000_000;
+/** Largest balance a card may hold (the column is a 32-bit integer). */
+export const MAX_BALANCE = 2_000_000_000;
+const DAY_MS = 86_400_000;
+
+export interface TransactionView {
+  id: number;
+  card_id: number;
+  user_id: number;
+  shop_id: number | null;
+  type: PointsTransactionType;
+  points: number;
+  amount: number | null;
+  balance_after: number;
+  receipt_number: string | null;
+  reason: string | null;
+  reverses_id: number | null;
+  created_at: string;
+}
+
+export function transactionView(row: TransactionRow): TransactionView {
+  return {
+    id: row.id,
+    card_id: row.cardId,
+    user_id: row.customerId,
+    shop_id: row.shopId,
+    type: row.type,
+    points: row.points,
+    amount: row.amount === null ? null : amountToJson(row.amount),
+    balance_after: row.balanceAfter,
+    receipt_number: row.receiptNumber,
+    reason: row.reason,
+    reverses_id: row.reversesId,
+    created_at: iso(row.createdAt),
+  };
+}
+
+function entryView(e: Entry, id: number): TransactionView {
+  return {
+    id,
+    card_id: e.cardId,
+    user_id: e.customerId,
+    shop_id: e.shopId,
+    type: e.type,
+    points: e.points,
+    amount: e.amount === null ? null : amountToJson(e.amount),
+    balance_after: e.balanceAfter,
+    receipt_number: e.receiptNumber,
+    reason: e.reason,
+    reverses_id: e.reversesId,
+    created_at: iso(e.createdAt),
+  };
+}
+
+/** A Shape B business failure on one field. */
+function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
+  return fail<never>(error, {
+    message: key,
+    ...(opts.params ? { params: opts.params } : {}),
+    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
+  });
+}
+
+const cardNotFound = () => fail<never>('RESOURCE_NOT_FOUND', {
+  params: { resource: 'resource.loyalty_card' },
+  items: [{ field: 'card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.loyalty_card' } }],
+});
+const shopNotFound = () => fail<never>('RESOURCE_NOT_FOUND', {
+  params: { resource: 'resource.shop' },
+  items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
+});
+
+function insufficient(available: number, requested: number) {
+  return failOn('INSUFFICIENT_BALANCE', 'points', 'points.insufficient_balance', {
+    params: { available, requested },
+    meta: { available_points: available, requested_points: requested },
+  });
+}
+
+function tooLarge(balance: number, adding: number) {
+  return failOn('OUT_OF_RANGE', 'points', 'points.balance_limit', {
+    params: { limit: MAX_BALANCE },
+    meta: { points_balance: balance, requested_points: adding, max_balance: MAX_BALANCE },
+  });
+}
+
+export interface AwardInput {
+  cardId: number;
+  shopId: number;
+  /** EUR ten-thousandths, positive. */
+  amount: bigint;
+  receiptNumber?: string | null;
+}
+
+export interface DeductInput {
+  cardId: number;
+  shopId: number;
+  points: number;
+  reason?: string | null;
+}
+
+export interface AdjustInput {
+  cardId: number;
+  points: number;
+  reason: string;
+  shopId?: number | null;
+  /** Expiry of added points; default the programme's points_expiration_days. */
+  expiresInDays?: number | null;
+}
+
+export interface ReversalView extends TransactionView {
+  /** Earned points that had already been spent and could not be taken back (the balance never goes negative). */
+  points_not_recovered: number;
+}
+
+export class PointsLedger {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Earn points for a purchase by the programme's rules. */
+  async awardPurchase(tx: Executor, partnerId: number, input: AwardInput): Promise<Result<TransactionView>> {
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
+    if (!card) return cardNotFound();
+    if (!card.shopOk) return shopNotFound();
+    if (!card.programme.isActive) return failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    const earned = purchasePoints(input.amount, card.programme);
+    if (earned > BigInt(MAX_POINTS_PER_OPERATION)) return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: MAX_POINTS_PER_OPERATION } });
+    const points = Number(earned);
+    if (card.pointsBalance + points > MAX_BALANCE) return tooLarge(card.pointsBalance, points);
+    const written = await this.credit(tx, card, now, {
+      type: 'purchase',
+      points,
+      shopId: input.shopId,
+      amount: formatAmount(input.amount),
+      receiptNumber: input.receiptNumber ?? null,
+      reason: null,
+      reversesId: null,
+      expiresAt: this.expiryOf(card, now),
+    });
+    if (!written) {
+      return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: input.receiptNumber } });
+    }
+    return ok(written);
+  }
+
+  /** Spend points at a till, subject to the programme's redemption rules. */
+  async deduct(tx: Executor, partnerId: number, input: DeductInput): Promise<Result<TransactionView>> {
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
+    if (!card) return cardNotFound();
+    if (!card.shopOk) return shopNotFound();
+    const rules = card.programme;
+    if (!rules.pointsRedemptionEnabled) {
+      return failOn('INVALID_STATE', 'card_id', 'points.redemption_disabled', { meta: { points_redemption_enabled: false } });
+    }
+    const range = { min_points: rules.minPointsForRedemption, max_points: rules.maxPointsPerRedemption };
+    if (input.points < rules.minPointsForRedemption) {
+      return failOn('OUT_OF_RANGE', 'points', 'points.below_redemption_minimum', { params: { limit: rules.minPointsForRedemption }, meta: range });
+    }
+    if (rules.maxPointsPerRedemption !== null && input.points > rules.maxPointsPerRedemption) {
+      return failOn('OUT_OF_RANGE', 'points', 'points.above_redemption_maximum', { params: { limit: rules.maxPointsPerRedemption }, meta: range });
+    }
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    if (card.pointsBalance < input.points) return insufficient(card.pointsBalance, input.points);
+    const view = await this.debit(tx, card, now, {
+      type: 'deduct',
+      points: input.points,
+      shopId: input.shopId,
+      amount: formatAmount(redemptionValue(input.points, rules)),
+      reason: input.reason ?? null,
+    });
+    return ok(view);
+  }
+
+  /** A partner's manual correction: positive adds a lot, negative spends like a deduction (no redemption rules). */
+  async adjust(tx: Executor, partnerId: number, input: AdjustInput): Promise<Result<TransactionView>> {
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId ?? null);
+    if (!card) return cardNotFound();
+    if (!card.shopOk) return shopNotFound();
+    return this.applyAdjustment(tx, card, input);
+  }
+
+  private async applyAdjustment(tx: Executor, card: LockedCard, input: AdjustInput): Promise<Result<TransactionView>> {
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    if (input.points < 0) {
+      const wanted = -input.points;
+      if (card.pointsBalance < wanted) return insufficient(card.pointsBalance, wanted);
+      return ok(await this.debit(tx, card, now, { type: 'adjust', points: wanted, shopId: input.shopId ?? null, amount: null, reason: input.reason }));
+    }
+    if (card.pointsBalance + input.points > MAX_BALANCE) return tooLarge(card.pointsBalance, input.points);
+    const expiresAt =
+      input.expiresInDays === undefined ? this.expiryOf(card, now) : input.expiresInDays === null ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
+    const view = await this.credit(tx, card, now, {
+      type: 'adjust',
+      points: input.points,
+      shopId: input.shopId ?? null,
+      amount: null,
+      receiptNumber: null,
+      reason: input.reason,
+      reversesId: null,
+      expiresAt,
+    });
+    return ok(view!);
+  }
+
+  /**
+   * Several adjustments, all or nothing: the cards are locked in id order first (so two
+   * bulk requests cannot deadlock), every row is tried, and if any row fails the caller
+   * rolls everything back and reports every failing row.
+   */
+  async adjustMany(
+    tx: Executor,
+    partnerId: number,
+    rows: AdjustInput[],
+  ): Promise<{ ok: true; value: TransactionView[] } | { ok: false; failures: Array<{ index: number; failure: Result<never> }> }> {
+    const locked = new Set(await repo.lockCardIds(tx, partnerId, [...new Set(rows.map((r) => r.cardId))]));
+    const failures: Array<{ index: number; failure: Result<never> }> = [];
+    const views: TransactionView[] = [];
+    for (const [index, row] of rows.entries()) {
+      if (!locked.has(row.cardId)) {
+        failures.push({ index, failure: cardNotFound() });
+        continue;
+      }
+      const result = await this.adjust(tx, partnerId, row);
+      if (result.ok) views.push(result.value);
+      else failures.push({ index, failure: result as Result<never> });
+    }
+    return failures.length > 0 ? { ok: false, failures } : { ok: true, value: views };
+  }
+
+  /** The welcome bonus of a programme, on a card created in the caller's transaction. */
+  async grantBonus(tx: Executor, cardId: number, points: number): Promise<TransactionView | undefined> {
+    const card = await repo.lockCard(tx, { cardId }, null);
+    if (!card || points <= 0) return undefined;
+    const now = this.clock.now();
+    return this.credit(tx, card, now, {
+      type: 'bonus',
+      points: Math.min(points, MAX_POINTS_PER_OPERATION),
+      shopId: null,
+      amount: null,
+      receiptNumber: null,
+      reason: null,
+      reversesId: null,
+      expiresAt: this.expiryOf(card, now),
+    });
+  }
+
+  /** The compensating entry of an earlier transaction of the partner. */
+  async reverse(tx: Executor, partnerId: number, transactionId: number, reason: string | null): Promise<Result<ReversalView>> {
+    const original = await repo.findTransaction(tx, { partnerId }, transactionId);
+    if (!original) {
+      return fail('RESOURCE_NOT_FOUND', {
+        params: { resource: 'resource.transaction' },
+        items: [{ field: 'id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.transaction' } }],
+      });
+    }
+    if (original.type === 'expire' || original.type === 'reversal') {
+      return failOn('INVALID_STATE', 'id', 'points.not_reversible', { params: { type: original.type }, meta: { type: original.type } });
+    }
+    const card = (await repo.lockCard(tx, { partnerId, cardId: original.cardId }, null))!;
+    // Checked under the card lock: two reversals of one transaction are serialised here
+    // (and the unique index on reverses_id is the backstop).
+    if (await repo.isReversed(tx, original.id)) {
+      return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
+    }
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    const amount = original.amount === null ? null : formatAmount(-(parseAmount(original.amount) ?? 0n));
+    const base = { type: 'reversal' as const, shopId: original.shopId, amount, reason, reversesId: original.id };
+
+    if (original.points < 0) {
+      // Give back exactly the lots the spend drew from.
+      const draws = await repo.drawsOf(tx, original.id);
+      const restored = -original.points;
+      if (card.pointsBalance + restored > MAX_BALANCE) return tooLarge(card.pointsBalance, restored);
+      const extra = draws.reduce<Date | null>((min, d) => (d.expiresAt && (!min || d.expiresAt < min) ? d.expiresAt : min), null);
+      const entry = this.entry(card, now, {
+        ...base,
+        points: restored,
+        draws: draws.map((d) => ({ lotId: d.lotId, points: -d.points })),
+        nextExpiry: { recompute: { exhausted: [], extra } },
+      });
+      const view = await this.writeEntry(tx, card, entry);
+      if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
+      // Restored points whose lot has meanwhile expired expire again, now.
+      await this.expireDue(tx, card, now);
+      return ok({ ...view, points_not_recovered: 0 });
+    }
+
+    // An earning: take back its own lot's remaining points first, then (for what was already
+    // spent) other lots in spending order — never below zero. Points of the lot that expired
+    // are not taken again from other lots.
+    const lot = original.points > 0 ? await repo.lotOf(tx, original.id) : undefined;
+    const expired = lot ? await repo.expiredFromLot(tx, lot.id) : 0;
+    const toRecover = original.points - expired;
+    const draws: Draw[] = [];
+    const exhausted: number[] = [];
+    if (lot && lot.remaining > 0 && toRecover > 0) {
+      const take = Math.min(lot.remaining, toRecover);
+      draws.push({ lotId: lot.id, points: take });
+      if (take === lot.remaining) exhausted.push(lot.id);
+    }
+    let recovered = draws.reduce((s, d) => s + d.points, 0);
+    if (recovered < toRecover) {
+      const more = await this.fifoDraws(tx, card.id, toRecover - recovered, lot?.id ?? null);
+      draws.push(...more.draws);
+      exhausted.push(...more.exhausted);
+      recovered += more.total;
+    }
+    const entry = this.entry(card, now, { ...base, points: -recovered, draws, nextExpiry: { recompute: { exhausted, extra: null } } });
+    const view = await this.writeEntry(tx, card, entry);
+    if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
+    return ok({ ...view, points_not_recovered: toRecover - recovered });
+  }
+
+  /**
+   * Expire the card's lots that are past due (lazy expiry on every locked access; the sweep
+   * job does the same for cards nobody touches). Updates `card` in place.
+   */
+  async expireDue(tx: Executor, card: LockedCard, now: Date): Promise<void> {
+    if (card.nextExpiryAt === null || card.nextExpiryAt.getTime() > now.getTime()) return;
+    const due = await repo.dueLots(tx, card.id, now);
+    const total = due.reduce((s, l) => s + l.remaining, 0);
+    if (total === 0) {
+      card.nextExpiryAt = await repo.refreshNextExpiry(tx, card.id);
+      return;
+    }
+    const entry = this.entry(card, now, {
+      type: 'expire',
+      points: -total,
+      shopId: null,
+      amount: null,
+      reason: null,
+      reversesId: null,
+      draws: due.map((l) => ({ lotId: l.id, points: l.remaining })),
+      nextExpiry: { recompute: { exhausted: due.map((l) => l.id), extra: null } },
+    });
+    await this.writeEntry(tx, card, entry);
+  }
+
+  /** Expire due lots on cards nobody touched; returns how many cards were processed. */
+  async sweepExpired(limit = 200): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const ids = await repo.lockDueCards(tx, now, limit);
+      for (const id of ids) {
+        const card = await repo.lockCard(tx, { cardId: id }, null);
+        if (card) await this.expireDue(tx, card, now);
+      }
+      return ids.length;
+    });
+  }
+
+  /** Apply due expiries on a card before it is shown (a no-op unless a lot is past due). */
+  async refreshCard(cardId: number, nextExpiryAt: Date | null): Promise<boolean> {
+    const now = this.clock.now();
+    if (nextExpiryAt === null || nextExpiryAt.getTime() > now.getTime()) return false;
+    await this.db.transaction(async (tx) => {
+      const card = await repo.lockCard(tx, { cardId }, null);
+      if (card) await this.expireDue(tx, card, now);
+    });
+    return true;
+  }
+
+  async expiring(cardId: number, limit = 50): Promise<Array<{ points: number; expires_at: string }>> {
+    return (await repo.expiring(this.db, cardId, limit)).map((e) => ({ points: e.points, expires_at: iso(e.expiresAt) }));
+  }
+
+  // --- entry building -------------------------------------------------------------------
+
+  private expiryOf(card: LockedCard, now: Date): Date | null {
+    const days = card.programme.pointsExpirationDays;
+    return days === null ? null : new Date(now.getTime() + days * DAY_MS);
+  }
+
+  private entry(
+    card: LockedCard,
+    now: Date,
+    e: Pick<Entry, 'type' | 'points' | 'shopId' | 'amount' | 'reason' | 'reversesId' | 'draws' | 'nextExpiry' | 'lot'> & { receiptNumber?: string | null },
+  ): Entry {
+    return {
+      partnerId: card.partnerId,
+      cardId: card.id,
+      customerId: card.customerId,
+      receiptNumber: null,
+      createdAt: now,
+      balanceAfter: card.pointsBalance + e.points,
+      ...e,
+    };
+  }
+
+  /** Write and keep the locked card's state in step; undefined on a unique conflict (receipt, reversal). */
+  private async writeEntry(tx: Executor, card: LockedCard, entry: Entry): Promise<TransactionView | undefined> {
+    const written = await repo.write(tx, entry);
+    if (!written) return undefined;
+    card.pointsBalance = entry.balanceAfter;
+    card.nextExpiryAt = written.nextExpiryAt;
+    return entryView(entry, written.id);
+  }
+
+  private credit(
+    tx: Executor,
+    card: LockedCard,
+    now: Date,
+    c: {
+      type: PointsTransactionType;
+      points: number;
+      shopId: number | null;
+      amount: string | null;
+      receiptNumber: string | null;
+      reason: string | null;
+      reversesId: number | null;
+      expiresAt: Date | null;
+    },
+  ): Promise<TransactionView | undefined> {
+    const next = c.points > 0 && c.expiresAt !== null && (card.nextExpiryAt === null || c.expiresAt < card.nextExpiryAt) ? c.expiresAt : card.nextExpiryAt;
+    return this.writeEntry(
+      tx,
+      card,
+      this.entry(card, now, {
+        type: c.type,
+        points: c.points,
+        shopId: c.shopId,
+        amount: c.amount,
+        receiptNumber: c.receiptNumber,
+        reason: c.reason,
+        reversesId: c.reversesId,
+        ...(c.points > 0 ? { lot: { points: c.points, expiresAt: c.expiresAt } } : {}),
+        nextExpiry: { set: next },
+      }),
+    );
+  }
+
+  private async fifoDraws(tx: Executor, cardId: number, points: number, excludeLotId: number | null) {
+    const lots = await repo.lotsToSpend(tx, cardId, points, excludeLotId);
+    const draws: Draw[] = [];
+    const exhausted: number[] = [];
+    let left = points;
+    for (const lot of lots) {
+      if (left === 0) break;
+      const take = Math.min(lot.remaining, left);
+      draws.push({ lotId: lot.id, points: take });
+      if (take === lot.remaining) exhausted.push(lot.id);
+      left -= take;
+    }
+    return { draws, exhausted, total: points - left };
+  }
+
+  private async debit(
+    tx: Executor,
+    card: LockedCard,
+    now: Date,
+    d: { type: PointsTransactionType; points: number; shopId: number | null; amount: string | null; reason: string | null },
+  ): Promise<TransactionView> {
+    const { draws, exhausted, total } = await this.fifoDraws(tx, card.id, d.points, null);
+    // The balance is the sum of the lots (verified by `loyalty ledger verify`); a shortfall here is a broken invariant.
+    if (total !== d.points) throw new Error(`ledger invariant broken on card ${card.id}: lots hold ${total} of ${d.points} points`);
+    const view = await this.writeEntry(
+      tx,
+      card,
+      this.entry(card, now, {
+        type: d.type,
+        points: -d.points,
+        shopId: d.shopId,
+        amount: d.amount,
+        reason: d.reason,
+        reversesId: null,
+        draws,
+        nextExpiry: { recompute: { exhausted, extra: null } },
+      }),
+    );
+    return view!;
+  }
+}

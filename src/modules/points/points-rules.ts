@@ -1,0 +1,58 @@
+// The programme's arithmetic (DESIGN.md §6), exact: amounts and rates are decimals with 4
+// places, carried as bigint ten-thousandths (src/shared/money.ts), never binary floats.
+//
+//   award  = amount / currency_amount × points_per_currency, rounded up if round_points_up
+//            else down, + points_per_visit, clamped to min_points_per_purchase..max
+//   value  = points / points_per_currency_redemption × currency_amount_redemption (EUR,
+//            rounded down to 4 places: a redemption is never worth more than its points)
+import { parseAmount } from '../../shared/money.js';
+
+const SCALE = 10_000n;
+
+export interface EarnRules {
+  pointsEnabled: boolean;
+  pointsPerCurrency: string;
+  currencyAmount: string;
+  roundPointsUp: boolean;
+  minPointsPerPurchase: number;
+  maxPointsPerPurchase: number | null;
+  pointsPerVisit: number;
+}
+
+export interface RedemptionRules {
+  pointsRedemptionEnabled: boolean;
+  pointsPerCurrencyRedemption: string;
+  currencyAmountRedemption: string;
+  minPointsForRedemption: number;
+  maxPointsPerRedemption: number | null;
+}
+
+const units = (decimal: string): bigint => {
+  const v = parseAmount(decimal);
+  if (v === undefined || v <= 0n) throw new Error(`programme rate is not a positive decimal: ${decimal}`);
+  return v;
+};
+
+/** Points earned by a purchase of `amount` (EUR ten-thousandths). A bigint: callers bound it. */
+export function purchasePoints(amount: bigint, rules: EarnRules): bigint {
+  if (!rules.pointsEnabled) return 0n;
+  const numerator = amount * units(rules.pointsPerCurrency);
+  const denominator = units(rules.currencyAmount) * SCALE;
+  const base = rules.roundPointsUp ? (numerator + denominator - 1n) / denominator : numerator / denominator;
+  let total = base + BigInt(rules.pointsPerVisit);
+  if (total < BigInt(rules.minPointsPerPurchase)) total = BigInt(rules.minPointsPerPurchase);
+  if (rules.maxPointsPerPurchase !== null && total > BigInt(rules.maxPointsPerPurchase)) total = BigInt(rules.maxPointsPerPurchase);
+  return total;
+}
+
+/** EUR value (ten-thousandths) of redeeming `points`. */
+export function redemptionValue(points: number, rules: RedemptionRules): bigint {
+  return (BigInt(points) * units(rules.currencyAmountRedemption) * SCALE) / units(rules.pointsPerCurrencyRedemption);
+}
+
+/** Points per euro spent and euros per point redeemed, as integrators display them. */
+export function displayRates(rules: EarnRules & RedemptionRules): { points_per_euro: number; euro_per_point: number } {
+  const perEuro = Number(rules.pointsPerCurrency) / Number(rules.currencyAmount);
+  const euroPerPoint = Number(rules.currencyAmountRedemption) / Number(rules.pointsPerCurrencyRedemption);
+  return { points_per_euro: Number(perEuro.toFixed(4)), euro_per_point: Number(euroPerPoint.toFixed(4)) };
+}

@@ -1,0 +1,71 @@
+// The points and loyalty-card modules' user-facing messages, merged into src/shared/i18n.ts.
+export const pointsMessages = {
+  'points.awarded': { en: 'Points awarded', lt: 'Taškai suteikti' },
+  'points.deducted': { en: 'Points deducted', lt: 'Taškai nurašyti' },
+  'points.adjusted': { en: 'Points adjusted', lt: 'Taškai pakoreguoti' },
+  'points.bulk_applied': { en: '{count} adjustments applied', lt: 'Pritaikyta korekcijų: {count}' },
+  'points.reversed': { en: 'Transaction reversed', lt: 'Operacija atšaukta' },
+  'points.insufficient_balance': {
+    en: 'Insufficient points balance: {available} available, {requested} requested',
+    lt: 'Nepakanka taškų: turima {available}, prašoma {requested}',
+  },
+  'points.balance_limit': {
+    en: 'The card balance may not exceed {limit} points',
+    lt: 'Kortelės likutis negali viršyti {limit} taškų',
+  },
+  'points.award_too_large': {
+    en: 'One operation may not move more than {limit} points',
+    lt: 'Viena operacija negalima perkelti daugiau nei {limit} taškų',
+  },
+  'points.programme_inactive': {
+    en: 'The card programme is not active: points cannot be earned',
+    lt: 'Kortelės programa neaktyvi: taškų kaupti negalima',
+  },
+  'points.receipt_used': {
+    en: 'Points were already awarded for this receipt at this shop',
+    lt: 'Už šį kvitą šioje parduotuvėje taškai jau suteikti',
+  },
+  'points.redemption_disabled': {
+    en: 'Points redemption is not enabled for this card programme',
+    lt: 'Šioje kortelės programoje taškų panaudojimas neįjungtas',
+  },
+  'points.below_redemption_minimum': {
+    en: 'At least {limit} points must be redeemed at once',
+    lt: 'Vienu kartu reikia panaudoti bent {limit} taškų',
+  },
+  'points.above_redemption_maximum': {
+    en: 'At most {limit} points may be redeemed at once',
+    lt: 'Vienu kartu galima panaudoti ne daugiau kaip {limit} taškų',
+  },
+  'points.not_reversible': {
+    en: 'A transaction of type {type} cannot be reversed',
+    lt: 'Šio tipo ({type}) operacijos atšaukti negalima',
+  },
+  'points.already_reversed': { en: 'The transaction was already reversed', lt: 'Operacija jau atšaukta' },
+  'points.bulk_failed': {
+    en: 'No adjustment was applied: {count} rows failed',
+    lt: 'Nepritaikyta nė viena korekcija: nepavyko eilučių: {count}',
+  },
+  'points.range_order': { en: 'Must be after from', lt: 'Turi būti vėliau nei from' },
+  'points.invalid_amount': {
+    en: 'Must be a positive amount in EUR with at most 4 decimals, up to 1000000000',
+    lt: 'Turi būti teigiama suma eurais, ne daugiau kaip 4 skaitmenys po kablelio, iki 1000000000',
+  },
+  'cards.created': { en: 'Loyalty card created', lt: 'Lojalumo kortelė sukurta' },
+  'cards.already_member': {
+    en: 'The customer already has a card in this programme',
+    lt: 'Klientas jau turi šios programos kortelę',
+  },
+  'cards.number_taken': { en: 'This card number is already registered', lt: 'Šis kortelės numeris jau užregistruotas' },
+  'cards.programme_inactive': {
+    en: 'The card programme is not active: no new cards can be issued',
+    lt: 'Kortelės programa neaktyvi: naujų kortelių išduoti negalima',
+  },
+  'cards.lookup_required': {
+    en: 'Give card_number or card_id',
+    lt: 'Nurodykite card_number arba card_id',
+  },
+  'resource.loyalty_card': { en: 'Loyalty card', lt: 'Lojalumo kortelė' },
+  'resource.partner_card': { en: 'Partner card', lt: 'Partnerio kortelė' },
+  'resource.transaction': { en: 'Transaction', lt: 'Operacija' },
+} as const;

@@ -1,0 +1,351 @@
+// SQL of the points ledger. Every value-moving function runs inside the caller's
+// transaction after `lockCard` took the card row lock, so the balance it read is the
+// balance it writes from. One ledger entry (transaction row, its lot, its draws, the
+// lots' remaining and the card's balance) is written by ONE statement: a failure leaves
+// nothing half-written, and the till waits for one round trip instead of five.
+import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../infra/db/index.js';
+import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
+// The one place outside the partner-cards module that reads its table: the programme's
+// rules are joined to the card lock so that an award stays one round trip at the till.
+import { partnerCards } from '../partner-cards/partner-cards.tables.js';
+import { shops } from '../shops/shops.tables.js';
+import { pointsLots, pointsTransactions, type PointsTransactionType } from './points.tables.js';
+
+export type TransactionRow = typeof pointsTransactions.$inferSelect;
+
+export interface LockedCard {
+  id: number;
+  partnerId: number;
+  customerId: number;
+  partnerCardId: number;
+  pointsBalance: number;
+  nextExpiryAt: Date | null;
+  shopOk: boolean;
+  programme: {
+    isActive: boolean;
+    pointsEnabled: boolean;
+    pointsPerCurrency: string;
+    currencyAmount: string;
+    roundPointsUp: boolean;
+    minPointsPerPurchase: number;
+    maxPointsPerPurchase: number | null;
+    pointsPerVisit: number;
+    pointsExpirationDays: number | null;
+    pointsRedemptionEnabled: boolean;
+    pointsPerCurrencyRedemption: string;
+    currencyAmountRedemption: string;
+    minPointsForRedemption: number;
+    maxPointsPerRedemption: number | null;
+  };
+}
+
+export interface Draw {
+  lotId: number;
+  /** Taken from the lot; negative restores. */
+  points: number;
+}
+
+export interface Entry {
+  partnerId: number;
+  cardId: number;
+  customerId: number;
+  shopId: number | null;
+  type: PointsTransactionType;
+  points: number;
+  amount: string | null;
+  balanceAfter: number;
+  receiptNumber: string | null;
+  reason: string | null;
+  reversesId: number | null;
+  createdAt: Date;
+  /** The lot this entry earns (credits only). */
+  lot?: { points: number; expiresAt: Date | null };
+  draws?: Draw[];
+  /**
+   * The card's next expiry afterwards: given, or recomputed from the open lots leaving out
+   * those this entry empties (`exhausted`) and adding the expiry of lots it refills (`extra`).
+   */
+  nextExpiry: { set: Date | null } | { recompute: { exhausted: number[]; extra: Date | null } };
+}
+
+interface Rows<T> {
+  rows: T[];
+}
+const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
+const intArray = (values: number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+const ts = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const programmeColumns = {
+  isActive: partnerCards.isActive,
+  pointsEnabled: partnerCards.pointsEnabled,
+  pointsPerCurrency: partnerCards.pointsPerCurrency,
+  currencyAmount: partnerCards.currencyAmount,
+  roundPointsUp: partnerCards.roundPointsUp,
+  minPointsPerPurchase: partnerCards.minPointsPerPurchase,
+  maxPointsPerPurchase: partnerCards.maxPointsPerPurchase,
+  pointsPerVisit: partnerCards.pointsPerVisit,
+  pointsExpirationDays: partnerCards.pointsExpirationDays,
+  pointsRedemptionEnabled: partnerCards.pointsRedemptionEnabled,
+  pointsPerCurrencyRedemption: partnerCards.pointsPerCurrencyRedemption,
+  currencyAmountRedemption: partnerCards.currencyAmountRedemption,
+  minPointsForRedemption: partnerCards.minPointsForRedemption,
+  maxPointsPerRedemption: partnerCards.maxPointsPerRedemption,
+};
+
+export const pointsRepository = {
+  /**
+   * Lock a card of the partner (FOR UPDATE) and read its programme's rules and whether
+   * `shopId` is one of the partner's shops: one round trip.
+   */
+  async lockCard(db: Executor, where: { partnerId?: number; cardId: number }, shopId: number | null): Promise<LockedCard | undefined> {
+    const conditions = [eq(loyaltyCards.id, where.cardId)];
+    if (where.partnerId !== undefined) conditions.push(eq(loyaltyCards.partnerId, where.partnerId));
+    const [row] = await db
+      .select({
+        id: loyaltyCards.id,
+        partnerId: loyaltyCards.partnerId,
+        customerId: loyaltyCards.customerId,
+        partnerCardId: loyaltyCards.partnerCardId,
+        pointsBalance: loyaltyCards.pointsBalance,
+        nextExpiryAt: loyaltyCards.nextExpiryAt,
+        shopOk:
+          shopId === null
+            ? sql<boolean>`true`
+            : sql<boolean>`exists (select 1 from ${shops} where ${shops.id} = ${shopId} and ${shops.partnerId} = ${loyaltyCards.partnerId})`,
+        programme: programmeColumns,
+      })
+      .from(loyaltyCards)
+      .innerJoin(partnerCards, eq(partnerCards.id, loyaltyCards.partnerCardId))
+      .where(and(...conditions))
+      .for('update', { of: loyaltyCards });
+    return row;
+  },
+
+  /** Write one ledger entry; undefined when its receipt number was already used at the shop. */
+  async write(db: Executor, e: Entry): Promise<{ id: number; nextExpiryAt: Date | null } | undefined> {
+    const draws = e.draws ?? [];
+    const lotIds = intArray(draws.map((d) => d.lotId));
+    const drawPoints = intArray(draws.map((d) => d.points));
+    const now = e.createdAt.toISOString();
+    const next: SQL =
+      'set' in e.nextExpiry
+        ? sql`${ts(e.nextExpiry.set)}::timestamptz`
+        : sql`least(
+            (select min(expires_at) from points_lots
+              where card_id = ${e.cardId} and remaining > 0 and id <> all(${intArray(e.nextExpiry.recompute.exhausted)}::int[])),
+            ${ts(e.nextExpiry.recompute.extra)}::timestamptz)`;
+    const result = await db.execute(sql`
+      with t as (
+        insert into points_transactions
+          (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, reason, reverses_id, created_at)
+        values (${e.partnerId}, ${e.cardId}, ${e.customerId}, ${e.shopId}, ${e.type}, ${e.points}, ${e.amount}::numeric,
+                ${e.balanceAfter}, ${e.receiptNumber}, ${e.reason}, ${e.reversesId}, ${now}::timestamptz)
+        on conflict do nothing
+        returning id
+      ), new_lot as (
+        insert into points_lots (card_id, transaction_id, points, remaining, expires_at, created_at)
+        select ${e.cardId}, t.id, ${e.lot?.points ?? 0}::int, ${e.lot?.points ?? 0}::int, ${ts(e.lot?.expiresAt ?? null)}::timestamptz, ${now}::timestamptz
+        from t where ${e.lot !== undefined}::boolean
+      ), d as (
+        select * from unnest(${lotIds}::int[], ${drawPoints}::int[]) as d(lot_id, points)
+      ), new_draws as (
+        insert into points_lot_draws (transaction_id, lot_id, points) select t.id, d.lot_id, d.points from t, d
+      ), lots as (
+        update points_lots set remaining = points_lots.remaining - d.points
+        from d where points_lots.id = d.lot_id and exists (select 1 from t)
+      ), card as (
+        update loyalty_cards set points_balance = ${e.balanceAfter}, next_expiry_at = ${next}, updated_at = ${now}::timestamptz
+        where id = ${e.cardId} and exists (select 1 from t)
+        returning (extract(epoch from next_expiry_at) * 1000)::float8 as next_ms
+      )
+      select t.id, card.next_ms from t left join card on true`);
+    const [row] = rowsOf<{ id: number; next_ms: number | null }>(result);
+    if (!row) return undefined;
+    return { id: Number(row.id), nextExpiryAt: row.next_ms === null ? null : new Date(Number(row.next_ms)) };
+  },
+
+  /** Refresh a card's next expiry without a ledger entry (its due lots were already empty). */
+  async refreshNextExpiry(db: Executor, cardId: number): Promise<Date | null> {
+    const result = await db.execute(sql`
+      update loyalty_cards set next_expiry_at = (select min(expires_at) from points_lots where card_id = ${cardId} and remaining > 0)
+      where id = ${cardId}
+      returning (extract(epoch from next_expiry_at) * 1000)::float8 as next_ms`);
+    const ms = rowsOf<{ next_ms: number | null }>(result)[0]?.next_ms ?? null;
+    return ms === null ? null : new Date(Number(ms));
+  },
+
+  /** Open lots in spending order (first to expire first, never-expiring last, then oldest), just enough to cover `points`. */
+  async lotsToSpend(db: Executor, cardId: number, points: number, excludeLotId: number | null = null): Promise<Array<{ id: number; remaining: number }>> {
+    const result = await db.execute(sql`
+      select id, remaining from (
+        select id, remaining, expires_at,
+               sum(remaining) over (order by expires_at asc nulls last, id) - remaining as before
+        from points_lots
+        where card_id = ${cardId} and remaining > 0 and id <> ${excludeLotId ?? 0}
+      ) x
+      where before < ${points}
+      order by expires_at asc nulls last, id`);
+    return rowsOf<{ id: number; remaining: number }>(result).map((r) => ({ id: Number(r.id), remaining: Number(r.remaining) }));
+  },
+
+  async dueLots(db: Executor, cardId: number, now: Date): Promise<Array<{ id: number; remaining: number }>> {
+    const rows = await db
+      .select({ id: pointsLots.id, remaining: pointsLots.remaining })
+      .from(pointsLots)
+      .where(and(eq(pointsLots.cardId, cardId), sql`${pointsLots.remaining} > 0`, sql`${pointsLots.expiresAt} <= ${now.toISOString()}::timestamptz`))
+      .orderBy(asc(pointsLots.expiresAt), asc(pointsLots.id));
+    return rows;
+  },
+
+  async lotOf(db: Executor, transactionId: number) {
+    const [row] = await db.select().from(pointsLots).where(eq(pointsLots.transactionId, transactionId));
+    return row;
+  },
+
+  /** Points of a lot that expired (drawn by `expire` entries). */
+  async expiredFromLot(db: Executor, lotId: number): Promise<number> {
+    const result = await db.execute(sql`
+      select coalesce(sum(d.points), 0)::int as n from points_lot_draws d
+      join points_transactions t on t.id = d.transaction_id
+      where d.lot_id = ${lotId} and t.type = 'expire'`);
+    return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
+  },
+
+  async drawsOf(db: Executor, transactionId: number): Promise<Array<Draw & { expiresAt: Date | null }>> {
+    const rows = await db.execute(sql`
+      select d.lot_id, d.points, (extract(epoch from l.expires_at) * 1000)::float8 as expires_ms
+      from points_lot_draws d join points_lots l on l.id = d.lot_id
+      where d.transaction_id = ${transactionId} order by d.lot_id`);
+    return rowsOf<{ lot_id: number; points: number; expires_ms: number | null }>(rows).map((r) => ({
+      lotId: Number(r.lot_id),
+      points: Number(r.points),
+      expiresAt: r.expires_ms === null ? null : new Date(Number(r.expires_ms)),
+    }));
+  },
+
+  async isReversed(db: Executor, transactionId: number): Promise<boolean> {
+    const [row] = await db.select({ id: pointsTransactions.id }).from(pointsTransactions).where(eq(pointsTransactions.reversesId, transactionId));
+    return row !== undefined;
+  },
+
+  async findTransaction(db: Executor, scope: TransactionScope, id: number): Promise<TransactionRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(pointsTransactions)
+      .where(and(eq(pointsTransactions.id, id), ...scopeConditions(scope)));
+    return row;
+  },
+
+  async listTransactions(db: Executor, scope: TransactionScope, filter: TransactionFilter, limit: number, offset: number) {
+    const where = and(...scopeConditions(scope), ...filterConditions(filter));
+    const rows = await db
+      .select()
+      .from(pointsTransactions)
+      .where(where)
+      .orderBy(desc(pointsTransactions.id))
+      .limit(limit)
+      .offset(offset);
+    const [total] = await db.select({ n: count() }).from(pointsTransactions).where(where);
+    return { rows, total: total?.n ?? 0 };
+  },
+
+  /** Keyset pages for streaming exports (oldest first). */
+  async transactionsAfter(db: Executor, scope: TransactionScope, filter: TransactionFilter, afterId: number, limit: number) {
+    return db
+      .select()
+      .from(pointsTransactions)
+      .where(and(...scopeConditions(scope), ...filterConditions(filter), sql`${pointsTransactions.id} > ${afterId}`))
+      .orderBy(asc(pointsTransactions.id))
+      .limit(limit);
+  },
+
+  async summary(db: Executor, scope: TransactionScope, filter: TransactionFilter) {
+    const p = pointsTransactions;
+    const [row] = await db
+      .select({
+        transactions: count(),
+        earned: sql<string>`coalesce(sum(${p.points}) filter (where ${p.points} > 0 and ${p.type} <> 'reversal'), 0)`,
+        spent: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.points} < 0 and ${p.type} in ('deduct', 'adjust')), 0)`,
+        expired: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.type} = 'expire'), 0)`,
+        reversed: sql<string>`coalesce(sum(${p.points}) filter (where ${p.type} = 'reversal'), 0)`,
+        purchases: sql<string>`count(*) filter (where ${p.type} = 'purchase')`,
+        // Net of refunds: a purchase's reversal carries minus its amount.
+        purchaseAmount: sql<string>`coalesce(sum(${p.amount}) filter (where ${p.type} = 'purchase' or (${p.type} = 'reversal'
+          and exists (select 1 from points_transactions o where o.id = ${p.reversesId} and o.type = 'purchase'))), 0)`,
+      })
+      .from(p)
+      .where(and(...scopeConditions(scope), ...filterConditions(filter)));
+    return row!;
+  },
+
+  async expiring(db: Executor, cardId: number, limit: number) {
+    const rows = await db
+      .select({ expiresAt: pointsLots.expiresAt, points: sql<string>`sum(${pointsLots.remaining})` })
+      .from(pointsLots)
+      .where(and(eq(pointsLots.cardId, cardId), sql`${pointsLots.remaining} > 0`, sql`${pointsLots.expiresAt} is not null`))
+      .groupBy(pointsLots.expiresAt)
+      .orderBy(asc(pointsLots.expiresAt))
+      .limit(limit);
+    return rows.map((r) => ({ expiresAt: r.expiresAt!, points: Number(r.points) }));
+  },
+
+  /** Cards with lots past expiry, locked for this sweep; cards another node is sweeping are skipped. */
+  async lockDueCards(db: Executor, now: Date, limit: number): Promise<number[]> {
+    const rows = await db
+      .select({ id: loyaltyCards.id })
+      .from(loyaltyCards)
+      .where(sql`${loyaltyCards.nextExpiryAt} <= ${now.toISOString()}::timestamptz`)
+      .orderBy(asc(loyaltyCards.nextExpiryAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    return rows.map((r) => r.id);
+  },
+
+  /** Lock several cards of a partner in id order (the order every multi-card operation uses, so they cannot deadlock). */
+  async lockCardIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: loyaltyCards.id })
+      .from(loyaltyCards)
+      .where(and(eq(loyaltyCards.partnerId, partnerId), inArray(loyaltyCards.id, ids)))
+      .orderBy(asc(loyaltyCards.id))
+      .for('update');
+    return rows.map((r) => r.id);
+  },
+};
+
+export interface TransactionScope {
+  partnerId?: number;
+  customerId?: number;
+}
+
+export interface TransactionFilter {
+  cardId?: number;
+  customerId?: number;
+  shopId?: number;
+  type?: PointsTransactionType;
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+}
+
+function scopeConditions(scope: TransactionScope): SQL[] {
+  const out: SQL[] = [];
+  if (scope.partnerId !== undefined) out.push(eq(pointsTransactions.partnerId, scope.partnerId));
+  if (scope.customerId !== undefined) out.push(eq(pointsTransactions.customerId, scope.customerId));
+  // A scope always narrows: a caller without one must never see everything by accident.
+  if (out.length === 0) throw new Error('transaction scope required');
+  return out;
+}
+
+function filterConditions(f: TransactionFilter): SQL[] {
+  const out: SQL[] = [];
+  if (f.cardId !== undefined) out.push(eq(pointsTransactions.cardId, f.cardId));
+  if (f.customerId !== undefined) out.push(eq(pointsTransactions.customerId, f.customerId));
+  if (f.shopId !== undefined) out.push(eq(pointsTransactions.shopId, f.shopId));
+  if (f.type !== undefined) out.push(eq(pointsTransactions.type, f.type));
+  if (f.from !== undefined) out.push(gte(pointsTransactions.createdAt, f.from));
+  if (f.to !== undefined) out.push(lt(pointsTransactions.createdAt, f.to));
+  return out;
+}

@@ -1,0 +1,112 @@
+// Reading the ledger: transaction lists, summaries, balances and the streamed CSV export.
+// (Writing is ledger.service.ts.)
+import type { Db } from '../../infra/db/index.js';
+import { amountToJson } from '../../shared/money.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import { transactionView, type PointsLedger, type TransactionView } from './ledger.service.js';
+import { pointsRepository as repo, type TransactionFilter, type TransactionScope } from './points.repository.js';
+
+const EXPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'type',
+  'points',
+  'amount',
+  'balance_after',
+  'card_id',
+  'user_id',
+  'shop_id',
+  'receipt_number',
+  'reason',
+  'reverses_id',
+] as const;
+
+/** One CSV field (RFC 4180); free text that a spreadsheet would run as a formula is neutralised. */
+function csvField(value: string | number | null, freeText = false): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (freeText && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export class PointsService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      ledger: PointsLedger;
+      cards: LoyaltyCardsService;
+    },
+  ) {}
+
+  async list(scope: TransactionScope, filter: TransactionFilter, page: PageWindow): Promise<{ items: TransactionView[]; total: number }> {
+    const { rows, total } = await repo.listTransactions(this.deps.db, scope, filter, page.perPage, page.offset);
+    return { items: rows.map(transactionView), total };
+  }
+
+  async get(scope: TransactionScope, id: number): Promise<TransactionView | undefined> {
+    const row = await repo.findTransaction(this.deps.db, scope, id);
+    return row && transactionView(row);
+  }
+
+  async summary(scope: TransactionScope, filter: TransactionFilter) {
+    const s = await repo.summary(this.deps.db, scope, filter);
+    const owner: CardOwner = { partnerId: scope.partnerId, customerId: scope.customerId };
+    let totals = { cards: 0, points: 0 };
+    if (filter.cardId !== undefined) {
+      const card = await this.deps.cards.get(owner, { cardId: filter.cardId });
+      if (card) totals = { cards: 1, points: card.points_balance };
+    } else {
+      totals = await this.deps.cards.totals(owner, filter.customerId !== undefined ? { customerId: filter.customerId } : {});
+    }
+    return {
+      transactions: Number(s.transactions),
+      points_earned: Number(s.earned),
+      points_spent: Number(s.spent),
+      points_expired: Number(s.expired),
+      points_reversed: Number(s.reversed),
+      purchases: Number(s.purchases),
+      purchase_amount: amountToJson(String(s.purchaseAmount)),
+      cards: totals.cards,
+      points_balance: totals.points,
+    };
+  }
+
+  /** The card's balance after due expiries, and what will expire when. */
+  async balance(owner: CardOwner, cardId: number) {
+    const card = await this.deps.cards.get(owner, { cardId });
+    if (!card) return undefined;
+    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, expiring: await this.deps.ledger.expiring(card.id) };
+  }
+
+  /** The transactions as CSV, oldest first, read in pages so that memory stays flat. */
+  async *exportCsv(scope: TransactionScope, filter: TransactionFilter): AsyncGenerator<string> {
+    yield `${EXPORT_COLUMNS.join(',')}\r\n`;
+    let after = 0;
+    for (;;) {
+      const rows = await repo.transactionsAfter(this.deps.db, scope, filter, after, 1000);
+      if (rows.length === 0) return;
+      let chunk = '';
+      for (const r of rows) {
+        const v = transactionView(r);
+        chunk += `${[
+          csvField(v.id),
+          csvField(v.created_at),
+          csvField(v.type),
+          csvField(v.points),
+          csvField(r.amount === null ? null : String(amountToJson(r.amount))),
+          csvField(v.balance_after),
+          csvField(v.card_id),
+          csvField(v.user_id),
+          csvField(v.shop_id),
+          csvField(v.receipt_number, true),
+          csvField(v.reason, true),
+          csvField(v.reverses_id),
+        ].join(',')}\r\n`;
+      }
+      yield chunk;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+}
