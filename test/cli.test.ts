@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
+import { openDatabase } from '../src/infra/db/index.js';
+import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import type { DemoCredentials } from '../src/modules/demo/demo.service.js';
 import { testEnv, type Env } from './helpers/app.js';
@@ -27,6 +29,9 @@ interface CliDoc {
   admin?: { id: number; email: string; name: string; created_at: string };
   seeded?: boolean;
   credentials?: DemoCredentials;
+  cards?: number;
+  transactions?: number;
+  differences?: Array<{ check: string; card_id?: number; expected: number; actual: number }>;
 }
 
 interface CliResult {
@@ -222,6 +227,46 @@ describe('loyalty CLI', () => {
       } finally {
         await app.fastify.close();
       }
+    });
+
+    it('ledger verify passes on a consistent ledger and exits 1 naming the card whose balance was tampered with', async () => {
+      assert.ok(seeded, 'demo seed ran');
+      const config = loadConfig(testEnv({ LOYALTY_DATA_DIR: dataDir, DATABASE_URL: db?.url }), '0.0.0-test');
+      const app = await buildApp(config, { workers: false });
+      let cardId: number;
+      try {
+        const { services, database } = app.context;
+        const customer = await services.customers.findOrCreateByPhone(database.db, '+37061111111');
+        const card = await database.db.transaction(async (tx) => {
+          const created = await services.loyaltyCards.create(tx, customer.id, { partnerCardId: seeded!.partner_card.id });
+          assert.ok(created.ok);
+          const awarded = await services.ledger.awardPurchase(tx, seeded!.partner.id, { cardId: created.value.id, shopId: seeded!.shop.id, amount: 123_4500n });
+          assert.ok(awarded.ok);
+          return created.value;
+        });
+        cardId = card.id;
+      } finally {
+        await app.fastify.close();
+      }
+
+      const good = await run(['ledger', 'verify']);
+      assert.equal(good.code, 0, good.stderr);
+      assert.equal(good.json.ok, true);
+      assert.equal(good.json.cards, 1);
+      assert.equal(good.json.transactions, 2);
+      assert.deepEqual(good.json.differences, []);
+
+      const store = await openDatabase(config);
+      try {
+        await store.db.execute(sql`update loyalty_cards set points_balance = points_balance + 7 where id = ${cardId}`);
+      } finally {
+        await store.close();
+      }
+      const bad = await run(['ledger', 'verify']);
+      assert.equal(bad.code, 1);
+      assert.equal(bad.json.ok, false);
+      const checks = (bad.json.differences ?? []).map((d) => `${d.check}:${d.card_id}:${d.actual - d.expected}`).sort();
+      assert.deepEqual(checks, [`card_vs_lots:${cardId}:7`, `card_vs_transactions:${cardId}:7`]);
     });
   });
 });
