@@ -10,6 +10,19 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     title?: string;
+    /** Per-request overrides; setupRequest may change the body of each request. */
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: { method?: string; path?: string; headers?: Record<string, string>; body?: string }) => {
+        method?: string;
+        path?: string;
+        headers?: Record<string, string>;
+        body?: string;
+      };
+    }>;
   }
 
   /** An HDR histogram summary: mean/stddev/min/max plus percentiles p50, p97_5, p99, … */

@@ -10,53 +10,18 @@
 // would not contend with each other.
 //
 // Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), DATABASE_URL.
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
+import { drop, pgbenchTps, recreate, urlFor } from './postgres.js';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const DB = 'loyalty_bench_sms';
 const PGBENCH_DB = 'loyalty_bench_pgbench';
-
-const urlFor = (name: string) => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-
-async function recreate(name: string) {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(`drop database if exists "${name}" with (force)`);
-  await c.query(`create database "${name}"`);
-  await c.end();
-}
-
-async function drop(name: string) {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(`drop database if exists "${name}" with (force)`);
-  await c.end();
-}
-
-function pgbenchTps(): number {
-  const u = new URL(urlFor(PGBENCH_DB));
-  const args = ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')];
-  const init = spawnSync('pgbench', [...args, '-i', '-q', '-s', '1', PGBENCH_DB], { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
-  const run = spawnSync('pgbench', [...args, '-c', String(CONNECTIONS), '-j', '2', '-T', String(DURATION), PGBENCH_DB], {
-    encoding: 'utf8',
-  });
-  const m = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(run.stdout);
-  if (!m) throw new Error(`could not read pgbench's tps:\n${run.stdout}\n${run.stderr}`);
-  return Number(m[1]);
-}
 
 async function main() {
   await recreate(DB);
@@ -112,7 +77,7 @@ async function main() {
     const drainSeconds = (Date.now() - t0) / 1000;
     const dispatchRate = ((await handed()) - before) / drainSeconds;
 
-    const tps = pgbenchTps();
+    const tps = pgbenchTps(PGBENCH_DB, CONNECTIONS, DURATION);
     const sends = sendResult.requests.average;
     const lines = [
       '',

@@ -1,0 +1,118 @@
+// Points benchmark (`npm run bench:points`), on PostgreSQL (DATABASE_URL, default the local
+// `test` server):
+//   1. award transactions/s: POST /en/shop/transactions/create with 16 concurrent clients
+//      (autocannon) over 1,000 cards — each request authenticates, locks the card row, reads
+//      the programme's rules, applies due expiries, and writes the transaction, its lot and
+//      the balance in one transaction;
+//   2. the same on ONE card (every request queues on the same row lock: the worst case);
+//   3. the reference, in the same run on the same server: pgbench's built-in TPC-B-like
+//      transaction (`pgbench -i` into a scratch database), 16 clients.
+// Afterwards `loyalty ledger verify` must find every balance equal to its ledger.
+//
+// Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), BENCH_CARDS (1000), DATABASE_URL.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
+import { drop, pgbenchTps, recreate, urlFor } from './postgres.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const CARDS = Number(process.env.BENCH_CARDS ?? 1000);
+const DB = 'loyalty_bench_points';
+const PGBENCH_DB = 'loyalty_bench_pgbench';
+
+async function main() {
+  await recreate(DB);
+  await recreate(PGBENCH_DB);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loyalty-bench-points-'));
+  const server = await startServerProcess(
+    childEnv({
+      DATABASE_URL: urlFor(DB),
+      LOYALTY_DATA_DIR: dataDir,
+      LOYALTY_DEMO_SEED: 'true',
+      RATE_LIMIT_DISABLED: 'true',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_MAX: '20',
+      NODE_ENV: 'production',
+    }),
+  );
+  const db = new pg.Client({ connectionString: urlFor(DB) });
+  await db.connect();
+  try {
+    if (!server.apiKey) throw new Error('the demo seed printed no API key');
+    const { rows: [seed] } = await db.query(`select p.id as partner_id, s.id as shop_id, c.id as programme_id
+      from partners p join shops s on s.partner_id = p.id join partner_cards c on c.partner_id = p.id limit 1`);
+    // Points that expire, so that every award also keeps the card's next expiry.
+    await db.query(`update partner_cards set points_expiration_days = 365 where id = $1`, [seed.programme_id]);
+    await db.query(`insert into customers (phone) select '+3706' || lpad(g::text, 7, '0') from generate_series(1, $1) g`, [CARDS]);
+    const { rows: cards } = await db.query(
+      `insert into loyalty_cards (partner_id, partner_card_id, customer_id, card_number)
+       select $1, $2, id, '9' || lpad(id::text, 15, '0') from customers returning id`,
+      [seed.partner_id, seed.programme_id],
+    );
+    const cardIds = cards.map((r: { id: number }) => r.id);
+
+    const run = (duration: number, pickCard: () => number) =>
+      autocannon({
+        url: `${server.url}/en/shop/transactions/create`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration,
+        headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey!.key, 'x-api-secret': server.apiKey!.secret },
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ card_id: pickCard(), shop_id: seed.shop_id, amount: 12.34 }) }),
+          },
+        ],
+      });
+    const anyCard = () => cardIds[Math.floor(Math.random() * cardIds.length)]!;
+    await run(2, anyCard); // warm-up
+    const spread = await run(DURATION, anyCard);
+    if (spread.non2xx > 0 || spread.errors > 0) throw new Error(`award phase: ${spread.non2xx} non-2xx, ${spread.errors} errors`);
+    const hot = await run(DURATION, () => cardIds[0]!);
+    if (hot.non2xx > 0 || hot.errors > 0) throw new Error(`hot-card phase: ${hot.non2xx} non-2xx, ${hot.errors} errors`);
+
+    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'ledger', 'verify'], {
+      env: { ...process.env, DATABASE_URL: urlFor(DB), LOG_LEVEL: 'warn' } as NodeJS.ProcessEnv,
+      encoding: 'utf8',
+    });
+    const report = JSON.parse(verify.stdout) as { ok: boolean; transactions: number };
+    if (!report.ok) throw new Error(`ledger verify found differences:\n${verify.stdout}`);
+
+    const tps = pgbenchTps(PGBENCH_DB, CONNECTIONS, DURATION);
+    const awards = spread.requests.average;
+    const hotAwards = hot.requests.average;
+    const lines = [
+      '',
+      `Points benchmark — PostgreSQL, ${CONNECTIONS} clients, ${DURATION} s, ${CARDS} cards, node ${process.version}, ${os.cpus().length} cores`,
+      '',
+      `  awards/s over ${CARDS} cards     ${awards.toFixed(0).padStart(8)}   (p50 ${spread.latency.p50} ms, p99 ${spread.latency.p99} ms)`,
+      `  awards/s on one card        ${hotAwards.toFixed(0).padStart(8)}   (p50 ${hot.latency.p50} ms, p99 ${hot.latency.p99} ms)`,
+      `  pgbench TPC-B-like tps      ${tps.toFixed(0).padStart(8)}   (reference, same server, same run)`,
+      '',
+      `  awards / pgbench            ${(awards / tps).toFixed(2).padStart(8)}`,
+      `  one card / pgbench          ${(hotAwards / tps).toFixed(2).padStart(8)}`,
+      `  ledger verify               ${report.ok ? 'ok' : 'FAILED'} (${report.transactions} transactions)`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'points', connections: CONNECTIONS, duration: DURATION, cards: CARDS, awards_per_s: awards, one_card_awards_per_s: hotAwards, pgbench_tps: tps, p50_ms: spread.latency.p50, p99_ms: spread.latency.p99 })}\n`,
+    );
+  } finally {
+    await db.end();
+    await server.kill('SIGTERM');
+    await drop(DB);
+    await drop(PGBENCH_DB);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

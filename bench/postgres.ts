@@ -1,0 +1,41 @@
+// Shared by the PostgreSQL benchmarks: scratch databases and the same-run reference,
+// pgbench's built-in TPC-B-like transaction on the same server.
+import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+
+export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export const urlFor = (name: string) => {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+export async function recreate(name: string) {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  await c.query(`drop database if exists "${name}" with (force)`);
+  await c.query(`create database "${name}"`);
+  await c.end();
+}
+
+export async function drop(name: string) {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  await c.query(`drop database if exists "${name}" with (force)`);
+  await c.end();
+}
+
+/** `pgbench -i -s 1` into `database`, then its TPC-B-like run: transactions per second. */
+export function pgbenchTps(database: string, clients: number, seconds: number): number {
+  const u = new URL(urlFor(database));
+  const args = ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')];
+  const init = spawnSync('pgbench', [...args, '-i', '-q', '-s', '1', database], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
+  const run = spawnSync('pgbench', [...args, '-c', String(clients), '-j', '2', '-T', String(seconds), database], {
+    encoding: 'utf8',
+  });
+  const m = /tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/.exec(run.stdout);
+  if (!m) throw new Error(`could not read pgbench's tps:\n${run.stdout}\n${run.stderr}`);
+  return Number(m[1]);
+}
