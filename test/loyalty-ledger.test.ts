@@ -110,6 +110,23 @@ describe('points ledger', () => {
       assert.ok('card_number' in bad.body.errors);
     });
 
+    it('auto_assign: meeting a partner issues a card in each active auto-assigning programme, once', async () => {
+      const partner = await createPartner(t);
+      const auto = await createProgramme(t, partner.id, { autoAssign: true, initialBonusPoints: 25 });
+      await createProgramme(t, partner.id, { autoAssign: false });
+      await createProgramme(t, partner.id, { autoAssign: true, isActive: false });
+      const c = await createCustomer(t);
+      const { loyaltyCards } = t.app.context.services;
+      const db = t.app.context.database.db;
+      const first = await db.transaction((tx) => loyaltyCards.ensureMembership(tx, c.id, partner.id));
+      assert.deepEqual(first.map((x) => [x.partner_card_id, x.points_balance]), [[auto, 25]]);
+      const second = await db.transaction((tx) => loyaltyCards.ensureMembership(tx, c.id, partner.id));
+      assert.deepEqual(second, []);
+      const own = await request(t.url, 'GET', `/en/shop/loyalty-cards/${c.id}`, { headers: bearer(c.token) });
+      assert.deepEqual(own.body.data.map((x: { partner_card_id: number }) => x.partner_card_id), [auto]);
+      await assertLedgerConsistent(t);
+    });
+
     it('a till finds a card by number (info, balance); a customer lists only their own cards', async () => {
       const programme = await createProgramme(t, p.id, { initialBonusPoints: 7, pointsPerCurrency: '2', currencyAmount: '1' });
       const c = await createCustomer(t);

@@ -95,6 +95,7 @@ async function openapiPlugin(app: FastifyInstance, opts: { version: string }) {
         { name: 'shop', description: 'Shop interface (API credentials)' },
         { name: 'partners', description: 'Partner self-service (partner JWT)' },
         { name: 'admin', description: 'Platform administration (admin JWT)' },
+        { name: 'app', description: 'Mobile-app sign-in (no credentials; gives a customer JWT)' },
         { name: 'operations', description: 'Probes, metrics and documentation' },
       ],
       components: {
