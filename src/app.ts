@@ -21,6 +21,7 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
 import { pointsRoutes } from './modules/points/points.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { partnerDataRoutes } from './modules/partners/partner-data.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
 import type { WebhooksTuning } from './infra/webhooks/webhooks.service.js';
@@ -119,6 +120,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
   await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, idempotency });
+  await fastify.register(partnerDataRoutes, {
+    partners: services.partners,
+    customers: services.customers,
+    cards: services.loyaltyCards,
+    points: services.points,
+  });
 
   fastify.addHook('preClose', async () => {
     migrated = false;

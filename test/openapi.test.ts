@@ -62,6 +62,10 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['get', '/{locale}/shop/points/card/{card_id}/balance', 'customer|api'],
   ['post', '/{locale}/shop/points', 'api'],
   ['post', '/{locale}/shop/points/bulk', 'api'],
+  ['get', '/{locale}/partners/{id}', 'partner'],
+  ['get', '/{locale}/partners/customers', 'partner'],
+  ['get', '/{locale}/partners/transactions', 'partner'],
+  ['get', '/{locale}/partners/transactions/export', 'partner'],
 ];
 
 const SECURITY: Record<string, Array<Record<string, string[]>>> = {

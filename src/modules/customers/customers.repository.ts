@@ -1,5 +1,5 @@
 // SQL for customers and their sign-in codes.
-import { eq } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { customers, otpChallenges } from './customers.tables.js';
 
@@ -39,5 +39,24 @@ export const customersRepository = {
   },
   async updateChallenge(db: Executor, phone: string, set: Partial<typeof otpChallenges.$inferInsert>): Promise<void> {
     await db.update(otpChallenges).set(set).where(eq(otpChallenges.phone, phone));
+  },
+};
+
+export const partnerCustomersRepository = {
+  /**
+   * Customers holding at least one of the partner's cards, newest first, optionally matching
+   * `search` in name, phone or e-mail. (Reads loyalty_cards for the holding test: this is the
+   * partner's view of its customers, and one query keeps the page and its total consistent.)
+   */
+  async list(db: Executor, partnerId: number, search: string | undefined, limit: number, offset: number) {
+    const holds = sql`exists (select 1 from loyalty_cards lc where lc.customer_id = ${customers.id} and lc.partner_id = ${partnerId})`;
+    const pattern = search === undefined ? undefined : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const where =
+      pattern === undefined
+        ? holds
+        : and(holds, or(ilike(customers.name, pattern), ilike(customers.phone, pattern), ilike(customers.email, pattern)));
+    const rows = await db.select().from(customers).where(where).orderBy(desc(customers.id)).limit(limit).offset(offset);
+    const [total] = await db.select({ n: count() }).from(customers).where(where);
+    return { rows, total: total?.n ?? 0 };
   },
 };

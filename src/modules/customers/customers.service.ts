@@ -2,7 +2,8 @@
 // first successful sign-in (otp.service.ts); here they are read and their profile kept.
 import type { Db, Executor } from '../../infra/db/index.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
-import { customersRepository as repo, type CustomerRow, type ProfileFields } from './customers.repository.js';
+import { customersRepository as repo, partnerCustomersRepository, type CustomerRow, type ProfileFields } from './customers.repository.js';
+import type { PageWindow } from '../../shared/pagination.js';
 
 export interface CustomerView {
   id: number;
@@ -63,5 +64,11 @@ export class CustomersService {
     if (input.language !== undefined) fields.language = input.language;
     const row = await repo.updateProfile(this.db, id, fields, this.clock.now());
     return row && customerView(row);
+  }
+
+  /** The partner's customers: those holding one of its cards. */
+  async listForPartner(partnerId: number, search: string | undefined, page: PageWindow): Promise<{ items: CustomerView[]; total: number }> {
+    const { rows, total } = await partnerCustomersRepository.list(this.db, partnerId, search, page.perPage, page.offset);
+    return { items: rows.map(customerView), total };
   }
 }

@@ -1,6 +1,6 @@
 // SQL for loyalty cards. Reads take the owner — the partner (API credentials) or the
 // customer (customer JWT, optionally narrowed to one partner) — in every signature.
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { loyaltyCards } from './loyalty-cards.tables.js';
 
@@ -59,6 +59,14 @@ export const loyaltyCardsRepository = {
     const rows = await db.select().from(loyaltyCards).where(where).orderBy(asc(loyaltyCards.id)).limit(limit).offset(offset);
     const [total] = await db.select({ n: count() }).from(loyaltyCards).where(where);
     return { rows, total: total?.n ?? 0 };
+  },
+  async ofCustomers(db: Executor, partnerId: number, customerIds: number[]): Promise<LoyaltyCardRow[]> {
+    if (customerIds.length === 0) return [];
+    return db
+      .select()
+      .from(loyaltyCards)
+      .where(and(eq(loyaltyCards.partnerId, partnerId), inArray(loyaltyCards.customerId, customerIds)))
+      .orderBy(asc(loyaltyCards.id));
   },
   async numberTaken(db: Executor, partnerId: number, cardNumber: string): Promise<boolean> {
     const [row] = await db

@@ -194,4 +194,13 @@ export class LoyaltyCardsService {
   totals(owner: CardOwner, filter: CardFilter = {}): Promise<{ cards: number; points: number }> {
     return loyaltyCardsTotals.totals(this.db, owner, filter);
   }
+
+  /** The partner's cards of several customers at once (for customer lists). */
+  async ofCustomers(partnerId: number, customerIds: number[]): Promise<Map<number, LoyaltyCardView[]>> {
+    const out = new Map<number, LoyaltyCardView[]>();
+    for (const row of await repo.ofCustomers(this.db, partnerId, customerIds)) {
+      out.set(row.customerId, [...(out.get(row.customerId) ?? []), cardView(row)]);
+    }
+    return out;
+  }
 }

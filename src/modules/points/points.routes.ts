@@ -1,12 +1,12 @@
 // Points and transactions on the Shop interface. Tills (API credentials) move value —
 // award, deduct, adjust, reverse — each in one transaction under the card's row lock and
 // honouring Idempotency-Key; customers (customer JWT) read their own history.
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
+import { sendCsv } from '../../shared/csv.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, fieldError, notFound, unwrap, type ShapeBItem } from '../../shared/errors.js';
 import { parseAmount } from '../../shared/money.js';
@@ -14,10 +14,10 @@ import { pageWindow } from '../../shared/pagination.js';
 import { emptyBodyAsObject, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { customerOwner } from '../loyalty-cards/loyalty-cards.routes.js';
 import type { PointsLedger } from './ledger.service.js';
-import type { TransactionFilter, TransactionScope } from './points.repository.js';
+import type { TransactionScope } from './points.repository.js';
+import { filterOf } from './transaction-filter.js';
 import { Amount, Balance, Points, Reason, Reversal, Summary, Transaction, TransactionFilterQuery } from './points.schemas.js';
 import type { PointsService } from './points.service.js';
-import type { PointsTransactionType } from './points.tables.js';
 
 const MAX_BULK_ROWS = 1000;
 
@@ -25,25 +25,6 @@ const MAX_BULK_ROWS = 1000;
 function scopeOf(req: FastifyRequest): TransactionScope {
   if (req.principal?.kind === 'customer') return customerOwner(principalOf(req, 'customer'));
   return { partnerId: principalOf(req, 'api').partnerId };
-}
-
-/** A date (a whole UTC day) or a date-time; a `to` date includes its day. */
-function dateBound(value: string, field: string, end: boolean): Date {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const d = new Date(day ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(d.getTime())) throw fieldError(field, 'validation.format', { format: 'date-time' });
-  return day && end ? new Date(d.getTime() + 86_400_000) : d;
-}
-
-function filterOf(q: { card_id?: number; type?: PointsTransactionType; from?: string; to?: string; user_id?: number }): TransactionFilter {
-  const f: TransactionFilter = {};
-  if (q.card_id !== undefined) f.cardId = q.card_id;
-  if (q.type !== undefined) f.type = q.type;
-  if (q.user_id !== undefined) f.customerId = q.user_id;
-  if (q.from !== undefined) f.from = dateBound(q.from, 'from', false);
-  if (q.to !== undefined) f.to = dateBound(q.to, 'to', true);
-  if (f.from && f.to && f.from >= f.to) throw fieldError('to', 'points.range_order');
-  return f;
 }
 
 function amountOf(value: number | string): bigint {
@@ -231,12 +212,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
       },
     },
     async (req, reply) => {
-      const filter = filterOf(req.body);
-      const scope = scopeOf(req);
-      reply.header('content-type', 'text/csv; charset=utf-8');
-      reply.header('content-disposition', 'attachment; filename="transactions.csv"');
-      // A stream bypasses the response serializer; the declared schema is for the OpenAPI document.
-      return reply.send(Readable.from(points.exportCsv(scope, filter)) as never);
+      return sendCsv(reply, points.exportCsv(scopeOf(req), filterOf(req.body)), 'transactions.csv');
     },
   );
 

@@ -1,6 +1,7 @@
 // Reading the ledger: transaction lists, summaries, balances and the streamed CSV export.
 // (Writing is ledger.service.ts.)
 import type { Db } from '../../infra/db/index.js';
+import { csvField } from '../../shared/csv.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
@@ -22,14 +23,6 @@ const EXPORT_COLUMNS = [
   'reason',
   'reverses_id',
 ] as const;
-
-/** One CSV field (RFC 4180); free text that a spreadsheet would run as a formula is neutralised. */
-function csvField(value: string | number | null, freeText = false): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (freeText && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 export class PointsService {
   constructor(

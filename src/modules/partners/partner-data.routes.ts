@@ -1,0 +1,131 @@
+// The partner's view of its business (partner JWT): its own record, the customers holding
+// its cards, and its points transactions (list and CSV export).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../infra/auth.js';
+import { sendCsv } from '../../shared/csv.js';
+import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
+import { notFound } from '../../shared/errors.js';
+import { pageWindow } from '../../shared/pagination.js';
+import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import { LoyaltyCard } from '../loyalty-cards/loyalty-cards.schemas.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import { Transaction, TransactionFilterQuery } from '../points/points.schemas.js';
+import type { PointsService } from '../points/points.service.js';
+import { filterOf } from '../points/transaction-filter.js';
+import { Partner } from './partners.schemas.js';
+import type { PartnersService } from './partners.service.js';
+
+const PartnerCustomer = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    created_at: DateTime,
+    points_balance: Type.Integer({ description: "Total over the partner's cards of the customer" }),
+    cards: Type.Array(LoyaltyCard, { description: "The customer's cards in the partner's programmes" }),
+  },
+  { description: "A customer holding the partner's cards" },
+);
+
+const TransactionsQuery = Type.Object({ ...TransactionFilterQuery, shop_id: Type.Optional(IdParam), user_id: Type.Optional(IdParam) });
+
+export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
+  partners: PartnersService;
+  customers: CustomersService;
+  cards: LoyaltyCardsService;
+  points: PointsService;
+}> = async (app, { partners, customers, cards, points }) => {
+  app.get(
+    '/:locale/partners/:id',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'The partner (its own record only)',
+        description: "Another partner's id is 404, like an id that does not exist.",
+        params: LocaleIdParams,
+        response: { 200: Envelope(Partner), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => {
+      const { partnerId } = principalOf(req, 'partner');
+      const partner = req.params.id === partnerId ? await partners.get(partnerId) : undefined;
+      if (!partner) throw notFound('resource.partner');
+      return envelopeOf(req, partner);
+    },
+  );
+
+  app.get(
+    '/:locale/partners/customers',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "Customers holding the partner's cards, newest first",
+        description: 'search matches part of the name, phone or e-mail (case-insensitive).',
+        params: LocaleParams,
+        querystring: Type.Object({ ...PageQuery.properties, search: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }),
+        response: { 200: ListEnvelope(PartnerCustomer), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req) => {
+      const { partnerId } = principalOf(req, 'partner');
+      const page = pageWindow(req.query);
+      const { items, total } = await customers.listForPartner(partnerId, req.query.search?.trim() || undefined, page);
+      const held = await cards.ofCustomers(partnerId, items.map((c) => c.id));
+      const data = items.map((c) => {
+        const own = held.get(c.id) ?? [];
+        return {
+          id: c.id,
+          name: c.name,
+          phone: c.phone,
+          email: c.email,
+          created_at: c.created_at,
+          points_balance: own.reduce((sum, card) => sum + card.points_balance, 0),
+          cards: own,
+        };
+      });
+      return listWithMeta(req, data, page, total);
+    },
+  );
+
+  app.get(
+    '/:locale/partners/transactions',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "The partner's points transactions, newest first",
+        description: 'Filters: from / to (date-time, or a date = whole UTC day), shop_id, card_id, user_id, type.',
+        params: LocaleParams,
+        querystring: Type.Object({ ...PageQuery.properties, ...TransactionsQuery.properties }),
+        response: { 200: ListEnvelope(Transaction), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req) => {
+      const page = pageWindow(req.query);
+      const { items, total } = await points.list({ partnerId: principalOf(req, 'partner').partnerId }, filterOf(req.query), page);
+      return listWithMeta(req, items, page, total);
+    },
+  );
+
+  app.get(
+    '/:locale/partners/transactions/export',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "The partner's points transactions as CSV",
+        description: 'Streams text/csv, oldest first, with the filters of the list.',
+        params: LocaleParams,
+        querystring: TransactionsQuery,
+        produces: ['text/csv'],
+        response: { 200: { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } }, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req, reply) => sendCsv(reply, points.exportCsv({ partnerId: principalOf(req, 'partner').partnerId }, filterOf(req.query)), 'transactions.csv'),
+  );
+};
