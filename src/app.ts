@@ -20,6 +20,7 @@ import { adminRoutes } from './modules/admin/admin.routes.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
 import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
 import { pointsRoutes } from './modules/points/points.routes.js';
+import { qrRoutes } from './modules/qr-sessions/qr.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnerDataRoutes } from './modules/partners/partner-data.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
@@ -120,6 +121,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
   await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, idempotency });
+  await fastify.register(qrRoutes, { login: services.qrLogin, card: services.qrCard, appLink: services.appLink, idempotency });
   await fastify.register(partnerDataRoutes, {
     partners: services.partners,
     customers: services.customers,
@@ -138,12 +140,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify.addHook('onClose', async () => services.webhooks.stop());
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
     fastify.addHook('onClose', async () => context.workers.expirySweeper.stop());
+    fastify.addHook('onClose', async () => context.workers.qrExpiry.stop());
   }
   await fastify.ready();
   if (workers) {
     await context.workers.smsDispatcher.start();
     await services.webhooks.start();
     context.workers.expirySweeper.start();
+    context.workers.qrExpiry.start();
   }
   return { fastify, context };
 }

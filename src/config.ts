@@ -64,8 +64,12 @@ export interface Config {
     /** POINTS_EXPIRY_SWEEP_MS: how often the expiry job looks for lots past their expiry. */
     expirySweepMs: number;
   };
+  /** QR_EXPIRY_SWEEP_MS: how often QR sessions past their 5 minutes are marked (and announced) expired. */
+  qrExpirySweepMs: number;
   /** APP_LINK_BASE: prefix of the links in QR codes that the mobile app opens. */
   appLinkBase: string;
+  /** APP_DOWNLOAD_URL: where send-app-link points customers to get the app. */
+  appDownloadUrl: string;
   // Outgoing webhooks (src/infra/webhooks, src/infra/safe-url.ts)
   /** ALLOW_PRIVATE_URLS: let user-given URLs reach private, loopback and link-local addresses (tests, local dev). */
   allowPrivateUrls: boolean;
@@ -271,7 +275,9 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     points: {
       expirySweepMs: r.int('POINTS_EXPIRY_SWEEP_MS', 60_000, 100, 86_400_000),
     },
+    qrExpirySweepMs: r.int('QR_EXPIRY_SWEEP_MS', 5_000, 100, 600_000),
     appLinkBase: (r.raw('APP_LINK_BASE') ?? 'loyalty://app').replace(/\/+$/, ''),
+    appDownloadUrl: r.url('APP_DOWNLOAD_URL', ['http:', 'https:']) ?? `${publicBaseUrl ?? `http://localhost:${port}`}/app`,
     allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
     webhookTimeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     version,

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './infra/db/index.js';
+import { IntervalJob } from './infra/interval-job.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
@@ -12,9 +13,11 @@ import { AdminService } from './modules/admin/admin.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { OtpService } from './modules/customers/otp.service.js';
 import { LoyaltyCardsService } from './modules/loyalty-cards/loyalty-cards.service.js';
-import { ExpirySweeper } from './modules/points/expiry-sweeper.js';
 import { PointsLedger } from './modules/points/ledger.service.js';
 import { PointsService } from './modules/points/points.service.js';
+import { AppLinkService } from './modules/qr-sessions/app-link.service.js';
+import { QrCardService } from './modules/qr-sessions/qr-card.service.js';
+import { QrLoginService, type PublishEvent } from './modules/qr-sessions/qr-login.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
@@ -54,9 +57,12 @@ export interface Context {
     loyaltyCards: LoyaltyCardsService;
     ledger: PointsLedger;
     points: PointsService;
+    qrLogin: QrLoginService;
+    qrCard: QrCardService;
+    appLink: AppLinkService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
-  workers: { smsDispatcher: SmsDispatcher; expirySweeper: ExpirySweeper };
+  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob };
   clock: Clock;
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
@@ -127,7 +133,22 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const ledger = new PointsLedger(database.db, clock);
     const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger });
     const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
-    const expirySweeper = new ExpirySweeper(ledger, { intervalMs: config.points.expirySweepMs, log: opts.log });
+    const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200), {
+      intervalMs: config.points.expirySweepMs,
+      batchSize: 200,
+      log: opts.log,
+    });
+    // Realtime events (QR sessions). Replaced by the Pusher-protocol publisher.
+    const publish: PublishEvent = async () => undefined;
+    const qrDeps = { db: database.db, clock, appLinkBase: config.appLinkBase, publish, shops, partners, log: opts.log };
+    const qrLogin = new QrLoginService({ ...qrDeps, tokens, customers, cards: loyaltyCards });
+    const qrCard = new QrCardService({ ...qrDeps, cards: loyaltyCards });
+    const qrExpiry = new IntervalJob('qr-expiry', async () => (await qrLogin.expireDue(100)) + (await qrCard.expireDue(100)), {
+      intervalMs: config.qrExpirySweepMs,
+      batchSize: 100,
+      log: opts.log,
+    });
+    const appLink = new AppLinkService({ sms, accounts: smsAccounts, partners, downloadUrl: config.appDownloadUrl });
     const demo = new DemoService({
       database,
       admin,
@@ -148,8 +169,8 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points },
-      workers: { smsDispatcher, expirySweeper },
+      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points, qrLogin, qrCard, appLink },
+      workers: { smsDispatcher, expirySweeper, qrExpiry },
       clock,
       close: async () => {
         if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -66,6 +66,15 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['get', '/{locale}/partners/customers', 'partner'],
   ['get', '/{locale}/partners/transactions', 'partner'],
   ['get', '/{locale}/partners/transactions/export', 'partner'],
+  ['post', '/{locale}/shop/auth/qr-login/generate', 'api'],
+  ['post', '/{locale}/shop/auth/qr-login/poll/{session_id}', 'api'],
+  ['post', '/{locale}/shop/qr-card/generate', 'api'],
+  ['get', '/{locale}/shop/qr-card/status/{sessionId}', 'api'],
+  ['post', '/{locale}/shop/auth/send-app-link', 'api'],
+  ['post', '/{locale}/app/qr-login/scan', 'customer'],
+  ['post', '/{locale}/app/qr-login/confirm', 'customer'],
+  ['post', '/{locale}/app/qr-login/reject', 'customer'],
+  ['post', '/{locale}/app/qr-card/scan', 'customer'],
 ];
 
 const SECURITY: Record<string, Array<Record<string, string[]>>> = {

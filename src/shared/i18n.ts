@@ -2,6 +2,7 @@
 // A unit test checks that no message is missing a translation or a placeholder.
 import { customersMessages } from '../modules/customers/customers.messages.js';
 import { pointsMessages } from '../modules/points/points.messages.js';
+import { qrMessages } from '../modules/qr-sessions/qr.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -147,7 +148,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages, ...customersMessages, ...pointsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...customersMessages, ...pointsMessages, ...qrMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;

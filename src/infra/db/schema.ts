@@ -11,3 +11,4 @@ export * from '../webhooks/webhooks.tables.js';
 export * from '../../modules/customers/customers.tables.js';
 export * from '../../modules/loyalty-cards/loyalty-cards.tables.js';
 export * from '../../modules/points/points.tables.js';
+export * from '../../modules/qr-sessions/qr.tables.js';

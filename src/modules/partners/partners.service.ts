@@ -60,8 +60,8 @@ export class PartnersService {
     return ok({ token, expires_at: iso(expiresAt), partner: partnerView(row) });
   }
 
-  async get(id: number): Promise<PartnerView | undefined> {
-    const row = await repo.findById(this.db, id);
+  async get(id: number, tx: Executor = this.db): Promise<PartnerView | undefined> {
+    const row = await repo.findById(tx, id);
     return row && partnerView(row);
   }
 

@@ -48,7 +48,7 @@ const SendBody = Type.Object({
   ),
 });
 
-const SendData = Type.Object({
+export const SendData = Type.Object({
   message_id: Type.String(),
   source: Type.String(),
   destination: Type.String(),

@@ -1,0 +1,75 @@
+// QR card identification at a point of sale (DESIGN.md §5): the till shows a QR, the
+// customer's app scans it and shares one of their cards; the till gets the card data (the
+// balance and the redemption settings) on `qr-card.{session_id}` and from the status poll.
+import { randomToken, sha256Hex } from '../../shared/crypto.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
+import { iso } from '../../shared/time.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import { effectiveStatus, invalidState, publishQuietly, qrImage, QR_SESSION_TTL_MS, scanCodeOf, sessionNotFound, type GeneratedSession, type QrDeps } from './qr-login.service.js';
+import { qrRepository as repo, type QrCardRow } from './qr.repository.js';
+
+export class QrCardService {
+  constructor(private readonly deps: QrDeps & { cards: LoyaltyCardsService }) {}
+
+  async generate(partnerId: number, input: { deviceName?: string; shopId?: number }): Promise<Result<GeneratedSession>> {
+    const { deps } = this;
+    if (input.shopId !== undefined && !(await deps.shops.get(partnerId, input.shopId))) {
+      return fail('RESOURCE_NOT_FOUND', {
+        params: { resource: 'resource.shop' },
+        items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
+      });
+    }
+    const id = randomToken(16);
+    const code = randomToken(16);
+    const now = deps.clock.now();
+    const row = await repo.insertCard(deps.db, {
+      id,
+      scanCodeHash: sha256Hex(code),
+      partnerId,
+      shopId: input.shopId ?? null,
+      deviceName: input.deviceName ?? null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + QR_SESSION_TTL_MS),
+    });
+    const content = `${deps.appLinkBase}/qr-card/${code}`;
+    return ok({ session_id: id, qr_code: await qrImage(content), qr_content: content, channel: `qr-card.${id}`, expires_at: iso(row.expiresAt) });
+  }
+
+  async status(partnerId: number, sessionId: string) {
+    const row = sessionId.length <= 64 ? await repo.findCard(this.deps.db, partnerId, sessionId) : undefined;
+    if (!row) return undefined;
+    const status = effectiveStatus(row, ['pending'], this.deps.clock.now());
+    return { session_id: row.id, status, expires_at: iso(row.expiresAt), card: status === 'scanned' ? await this.cardData(row) : null };
+  }
+
+  /** The app shares one of the customer's own cards in the session's partner's programmes. */
+  async share(customerId: number, codeInput: string, cardId: number) {
+    const { deps } = this;
+    const codeHash = sha256Hex(scanCodeOf(codeInput));
+    const session = await repo.findCardByCode(deps.db, codeHash);
+    if (!session) return sessionNotFound('code');
+    const card = await deps.cards.get({ customerId, partnerId: session.partnerId }, { cardId });
+    if (!card) {
+      return fail('RESOURCE_NOT_FOUND', {
+        params: { resource: 'resource.loyalty_card' },
+        items: [{ field: 'card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.loyalty_card' } }],
+      });
+    }
+    const row = await repo.shareCard(deps.db, codeHash, card.id, deps.clock.now());
+    if (!row) return invalidState(effectiveStatus(session, ['pending'], deps.clock.now()));
+    const data = await this.cardData(row);
+    await publishQuietly(deps, `qr-card.${row.id}`, { status: 'scanned', seq: row.seq, card: data });
+    return ok({ status: 'scanned' as const, card_id: card.id });
+  }
+
+  async expireDue(limit: number): Promise<number> {
+    const rows = await repo.expireCards(this.deps.db, this.deps.clock.now(), limit);
+    for (const row of rows) await publishQuietly(this.deps, `qr-card.${row.id}`, { status: 'expired', seq: row.seq });
+    return rows.length;
+  }
+
+  private async cardData(row: QrCardRow) {
+    const info = await this.deps.cards.info(row.partnerId, { cardId: row.cardId! });
+    return info ?? null;
+  }
+}

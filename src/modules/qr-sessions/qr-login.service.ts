@@ -1,0 +1,210 @@
+// QR login (DESIGN.md §5, reference/realtime.md §4). A till or web shop (API credentials)
+// generates a session and shows its QR; the customer's app scans it (sees the device and
+// shop), then confirms or rejects. Each change is one conditional UPDATE — a second confirm,
+// or a confirm after the 5 minutes, is 409 INVALID_STATE — and is published as
+// `status_update` on `qr-login.{session_id}` after it commits. The customer JWT it yields is
+// scoped to the partner whose till asked; the poll hands it out once.
+import QRCode from 'qrcode';
+import type { Db } from '../../infra/db/index.js';
+import type { TokenService } from '../../infra/tokens.js';
+import { randomToken, sha256Hex } from '../../shared/crypto.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
+import type { MessageKey } from '../../shared/i18n.js';
+import { iso, type Clock } from '../../shared/time.js';
+import type { CustomersService, CustomerView } from '../customers/customers.service.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import type { PartnersService } from '../partners/partners.service.js';
+import type { ShopsService } from '../shops/shops.service.js';
+import { qrRepository as repo, type QrLoginRow } from './qr.repository.js';
+import type { QrLoginStatus } from './qr.tables.js';
+
+export const QR_SESSION_TTL_MS = 5 * 60_000;
+
+/** Publishes an event on a realtime channel (the built-in Pusher server, or an external one). */
+export type PublishEvent = (channel: string, event: string, data: Record<string, unknown>) => Promise<void>;
+
+export interface QrDeps {
+  db: Db;
+  clock: Clock;
+  appLinkBase: string;
+  publish: PublishEvent;
+  shops: ShopsService;
+  partners: PartnersService;
+  log: { warn(obj: object, msg?: string): void };
+}
+
+export interface GeneratedSession {
+  session_id: string;
+  qr_code: string;
+  qr_content: string;
+  channel: string;
+  expires_at: string;
+}
+
+/** The scan code is the last path segment of the QR's link; the app may send either. */
+export function scanCodeOf(input: string): string {
+  const trimmed = input.trim();
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+export async function qrImage(content: string): Promise<string> {
+  return QRCode.toDataURL(content, { errorCorrectionLevel: 'M', margin: 2, width: 320 });
+}
+
+export function sessionNotFound(field: string) {
+  return fail<never>('RESOURCE_NOT_FOUND', {
+    params: { resource: 'resource.qr_session' },
+    items: [{ field, code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.qr_session' } }],
+  });
+}
+
+export function invalidState(status: string, key: MessageKey = 'qr.invalid_state') {
+  return fail<never>('INVALID_STATE', { message: key, params: { status }, items: [{ field: 'code', code: 'INVALID_STATE', key, params: { status }, meta: { status } }] });
+}
+
+/** A session's status as a client sees it: a live status past its expiry is `expired`. */
+export function effectiveStatus<S extends string>(row: { status: S; expiresAt: Date }, live: readonly S[], now: Date): S | 'expired' {
+  return live.includes(row.status) && row.expiresAt.getTime() <= now.getTime() ? 'expired' : row.status;
+}
+
+export async function publishQuietly(deps: QrDeps, channel: string, data: Record<string, unknown>) {
+  // The change is committed; a client that missed the event learns it from the poll.
+  await deps.publish(channel, 'status_update', data).catch((err: unknown) => deps.log.warn({ err, channel }, 'realtime publish failed'));
+}
+
+export interface PollView {
+  session_id: string;
+  status: QrLoginStatus;
+  device_name: string;
+  expires_at: string;
+  user?: CustomerView;
+  token?: string;
+}
+
+export class QrLoginService {
+  constructor(
+    private readonly deps: QrDeps & {
+      tokens: TokenService;
+      customers: CustomersService;
+      cards: LoyaltyCardsService;
+    },
+  ) {}
+
+  async generate(partnerId: number, input: { deviceName: string; shopId?: number }): Promise<Result<GeneratedSession>> {
+    const { deps } = this;
+    if (input.shopId !== undefined && !(await deps.shops.get(partnerId, input.shopId))) {
+      return fail('RESOURCE_NOT_FOUND', {
+        params: { resource: 'resource.shop' },
+        items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
+      });
+    }
+    const id = randomToken(16);
+    const code = randomToken(16);
+    const now = deps.clock.now();
+    const row = await repo.insertLogin(deps.db, {
+      id,
+      scanCodeHash: sha256Hex(code),
+      partnerId,
+      shopId: input.shopId ?? null,
+      deviceName: input.deviceName,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + QR_SESSION_TTL_MS),
+    });
+    const content = `${deps.appLinkBase}/qr-login/${code}`;
+    return ok({ session_id: id, qr_code: await qrImage(content), qr_content: content, channel: `qr-login.${id}`, expires_at: iso(row.expiresAt) });
+  }
+
+  /** The till's view; the token comes with the first poll that sees `authenticated`. */
+  async poll(partnerId: number, sessionId: string): Promise<PollView | undefined> {
+    const { deps } = this;
+    const row = sessionId.length <= 64 ? await repo.findLogin(deps.db, partnerId, sessionId) : undefined;
+    if (!row) return undefined;
+    const now = deps.clock.now();
+    const status = effectiveStatus(row, ['pending', 'scanned'], now);
+    const view: PollView = { session_id: row.id, status, device_name: row.deviceName, expires_at: iso(row.expiresAt) };
+    if (status === 'authenticated' && row.customerId !== null) {
+      view.user = (await deps.customers.get(row.customerId))!;
+      if (await repo.claimToken(deps.db, row.id, now)) view.token = await this.tokenFor(row);
+    }
+    return view;
+  }
+
+  async scan(customerId: number, codeInput: string) {
+    const row = await this.move(customerId, codeInput, ['pending', 'scanned'], 'scanned', { scannedAt: this.deps.clock.now() });
+    if (!row.ok) return row;
+    await publishQuietly(this.deps, `qr-login.${row.value.id}`, { status: 'scanned', seq: row.value.seq });
+    return ok(await this.appView(row.value));
+  }
+
+  async confirm(customerId: number, codeInput: string): Promise<Result<{ status: 'authenticated'; user: CustomerView }>> {
+    const { deps } = this;
+    const now = deps.clock.now();
+    const result = await deps.db.transaction(async (tx) => {
+      const row = await repo.transitionLogin(tx, sha256Hex(scanCodeOf(codeInput)), customerId, ['pending', 'scanned'], 'authenticated', now, {
+        completedAt: now,
+      });
+      if (!row) return undefined;
+      // Meeting the partner assigns its auto-assign programmes (with their welcome bonus).
+      await deps.cards.ensureMembership(tx, customerId, row.partnerId);
+      return row;
+    });
+    if (!result) return this.refusal(customerId, codeInput);
+    const user = (await deps.customers.get(customerId))!;
+    await publishQuietly(deps, `qr-login.${result.id}`, { status: 'authenticated', seq: result.seq, user, token: await this.tokenFor(result) });
+    return ok({ status: 'authenticated', user });
+  }
+
+  async reject(customerId: number, codeInput: string): Promise<Result<{ status: 'rejected' }>> {
+    const row = await this.move(customerId, codeInput, ['pending', 'scanned'], 'rejected', { completedAt: this.deps.clock.now() });
+    if (!row.ok) return row;
+    await publishQuietly(this.deps, `qr-login.${row.value.id}`, { status: 'rejected', seq: row.value.seq });
+    return ok({ status: 'rejected' });
+  }
+
+  /** The expiry job: live sessions past their 5 minutes become `expired` (and say so on their channel). */
+  async expireDue(limit: number): Promise<number> {
+    const rows = await repo.expireLogins(this.deps.db, this.deps.clock.now(), limit);
+    for (const row of rows) await publishQuietly(this.deps, `qr-login.${row.id}`, { status: 'expired', seq: row.seq });
+    return rows.length;
+  }
+
+  private async tokenFor(row: QrLoginRow): Promise<string> {
+    const { token } = await this.deps.tokens.sign({ kind: 'customer', subject: row.customerId!, partnerId: row.partnerId });
+    return token;
+  }
+
+  private async move(
+    customerId: number,
+    codeInput: string,
+    from: QrLoginStatus[],
+    to: QrLoginStatus,
+    set: Partial<QrLoginRow>,
+  ): Promise<Result<QrLoginRow>> {
+    const row = await repo.transitionLogin(this.deps.db, sha256Hex(scanCodeOf(codeInput)), customerId, from, to, this.deps.clock.now(), set);
+    return row ? ok(row) : this.refusal(customerId, codeInput);
+  }
+
+  /** Why a transition did not happen: no such code (404), or its state (409). */
+  private async refusal(customerId: number, codeInput: string): Promise<Result<never>> {
+    const row = await repo.findLoginByCode(this.deps.db, sha256Hex(scanCodeOf(codeInput)));
+    if (!row) return sessionNotFound('code');
+    const status = effectiveStatus(row, ['pending', 'scanned'], this.deps.clock.now());
+    if (status === 'scanned' && row.customerId !== customerId) return invalidState(status, 'qr.scanned_by_other');
+    return invalidState(status);
+  }
+
+  /** What the app shows before the customer confirms: who is asking. */
+  private async appView(row: QrLoginRow) {
+    const [partner, shop] = await Promise.all([
+      this.deps.partners.get(row.partnerId),
+      row.shopId === null ? undefined : this.deps.shops.get(row.partnerId, row.shopId),
+    ]);
+    return {
+      status: row.status,
+      device_name: row.deviceName,
+      partner: { id: row.partnerId, name: partner?.name ?? '' },
+      shop: shop ? { id: shop.id, name: shop.name, address: shop.address, city: shop.city } : null,
+      expires_at: iso(row.expiresAt),
+    };
+  }
+}
