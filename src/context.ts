@@ -78,7 +78,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
     const shops = new ShopsService(database.db);
-    const partnerCards = new PartnerCardsService();
+    const partnerCards = new PartnerCardsService(database.db, shops);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
     // Delivery receipts are queued as webhooks in the transaction of each status change.
     const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks);

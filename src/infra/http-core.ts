@@ -121,6 +121,38 @@ export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
   return out;
 }
 
+/**
+ * For routes with `attachValidation` that add checks of their own, so that one 422 lists
+ * every problem: the body schema's errors as Shape A fields (empty when the body passed).
+ * A path or query failure is thrown to the error handler, which answers it as usual.
+ */
+export function bodySchemaErrors(req: FastifyRequest): FieldErrors {
+  const err = req.validationError as (FastifyError & { validationContext?: string; validation?: ErrorObject[] }) | undefined;
+  if (!err) return {};
+  if (err.validationContext !== 'body' || !err.validation) throw err;
+  return toFieldErrors(err.validation);
+}
+
+/** One 422 listing both the schema's and the route's own problems; the schema's message wins for a field both report. */
+export function rejectInvalidBody(schemaErrors: FieldErrors, ruleErrors: FieldErrors, name: ErrorName = 'VALIDATION'): void {
+  const merged: FieldErrors = { ...ruleErrors, ...schemaErrors };
+  if (Object.keys(merged).length > 0) throw new AppError(name, { fields: merged });
+}
+
+/**
+ * A preValidation hook for list filters: tills and form posts often send booleans as 1/0,
+ * which the query schema's coercion (true/false only) would refuse.
+ */
+export function binaryBooleansInQuery(...names: string[]) {
+  return async (req: FastifyRequest) => {
+    const query = req.query as Record<string, unknown>;
+    for (const name of names) {
+      if (query[name] === '1') query[name] = 'true';
+      else if (query[name] === '0') query[name] = 'false';
+    }
+  };
+}
+
 export function errorBody(req: FastifyRequest, def: ErrorDefinition, err?: AppError) {
   const locale = req.locale ?? localeOfUrl(req.url);
   const opts = err?.options ?? {};
@@ -165,7 +197,8 @@ function mapFrameworkError(err: FastifyError, req: FastifyRequest, bodyLimit: nu
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('BODY_TOO_LARGE', { params: { limit: bodyLimit } });
+      // A route may raise the limit (card images); name the one that applied.
+      return new AppError('BODY_TOO_LARGE', { params: { limit: req.routeOptions.bodyLimit ?? bodyLimit } });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

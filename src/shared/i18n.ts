@@ -1,5 +1,6 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -128,6 +129,14 @@ const core = {
   'validation.unique_items': { en: 'Items must be unique', lt: 'Elementai turi būti unikalūs' },
   'validation.additional_properties': { en: 'Unknown field', lt: 'Nežinomas laukas' },
   'validation.invalid': { en: 'Is invalid', lt: 'Netinkama reikšmė' },
+  'validation.decimal_places': {
+    en: 'May have at most {limit} decimal places',
+    lt: 'Gali būti ne daugiau kaip {limit} skaitmenys po kablelio',
+  },
+  'validation.unstorable_text': {
+    en: 'May not contain NUL characters or unpaired surrogates',
+    lt: 'Negali būti NUL simbolių ar neporinių surogatų',
+  },
   'validation.not_blank': { en: 'May not be blank', lt: 'Negali būti tuščias' },
   'validation.email': { en: 'Must be a valid e-mail address', lt: 'Turi būti tinkamas el. pašto adresas' },
   'validation.password_too_short': {
@@ -144,7 +153,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...partnerCardsMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;
