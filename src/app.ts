@@ -17,6 +17,7 @@ import { loadOrCreateSetting } from './infra/settings.js';
 import { randomToken } from './shared/crypto.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { gamesRoutes } from './modules/games/games.routes.js';
 import { partnerCardsRoutes } from './modules/partner-cards/partner-cards.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
@@ -107,6 +108,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
   await fastify.register(partnerCardsRoutes, { cards: services.partnerCards, idempotency, bodyLimit: config.bodyLimit });
+  await fastify.register(gamesRoutes, { games: services.games, idempotency });
   await fastify.register(smsRoutes, { sms: services.sms, idempotency });
   await fastify.register(smsAccountsRoutes, { accounts: services.smsAccounts, sms: services.sms, partners: services.partners });
   await fastify.register(webhooksRoutes, { webhooks: services.webhooks });

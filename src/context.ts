@@ -11,6 +11,7 @@ import { randomToken } from './shared/crypto.js';
 import { AdminService } from './modules/admin/admin.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
+import { GamesService } from './modules/games/games.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { ShopsService } from './modules/shops/shops.service.js';
@@ -38,6 +39,7 @@ export interface Context {
     apiKeys: ApiKeysService;
     shops: ShopsService;
     partnerCards: PartnerCardsService;
+    games: GamesService;
     smsAccounts: SmsAccountsService;
     sms: SmsService;
     demo: DemoService;
@@ -79,6 +81,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const apiKeys = new ApiKeysService(database);
     const shops = new ShopsService(database.db);
     const partnerCards = new PartnerCardsService(database.db, shops);
+    const games = new GamesService(database.db, partnerCards);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
     // Delivery receipts are queued as webhooks in the transaction of each status change.
     const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks);
@@ -118,7 +121,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks },
+      services: { admin, partners, apiKeys, shops, partnerCards, games, smsAccounts, sms, demo, webhooks },
       workers: { smsDispatcher },
       close: async () => {
         if (redis) await redis.quit().catch(() => redis.disconnect());

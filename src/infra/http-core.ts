@@ -105,6 +105,9 @@ export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
     const specific = errs.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
     const types = specific.filter((e) => e.keyword === 'type').map((e) => String((e.params as { type: string }).type));
     const rest = specific.filter((e) => e.keyword !== 'type');
+    // A nullable object that is an object reports its inner fields; the null branch's
+    // "must be null" on the object itself would only confuse.
+    if (rest.length === 0 && [...byField.keys()].some((other) => other.startsWith(`${field}.`))) continue;
     const messages: FieldErrors[string] = [];
     // A value that matched one branch's type but broke its constraint reports the constraint.
     if (rest.length > 0) messages.push(...rest.map(messageOf));

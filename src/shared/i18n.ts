@@ -1,5 +1,6 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { gamesMessages } from '../modules/games/games.messages.js';
 import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
@@ -153,7 +154,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages, ...partnerCardsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...partnerCardsMessages, ...gamesMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;
