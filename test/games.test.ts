@@ -204,6 +204,10 @@ describe('partner games', () => {
     });
   }
 
+  it('reads no body as {} and names the required fields', async () => {
+    assertInvalid(await request(t.url, 'POST', '/en/partners/games', { headers: bearer(p.token) }), ['name', 'rewards', 'type']);
+  });
+
   it('refuses a deleted partner card', async () => {
     assertInvalid(await post({ ...wheel(), partner_card_id: deletedCardId }), ['partner_card_id']);
   });

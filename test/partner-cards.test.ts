@@ -339,6 +339,16 @@ describe('partner cards', () => {
       });
     }
 
+    it('reads no body (or an empty one) as {} and names the required fields', async () => {
+      const required = ['card_design', 'description', 'terms_conditions', 'title'];
+      const none = await request(t.url, 'POST', '/en/partners/cards', { headers: bearer(p.token) });
+      assertInvalid(none, required);
+      const empty = await request(t.url, 'POST', '/en/partners/cards', { headers: { ...bearer(p.token), 'content-type': 'application/json' }, raw: '' });
+      assertInvalid(empty, required);
+      assertInvalid(await post(null), ['_']);
+      assertInvalid(await post(['title']), ['_']);
+    });
+
     it("422 on shop_ids for another partner's shop, naming it", async () => {
       const res = await post({ ...minimal(), shop_ids: [shops[0], otherShop] });
       assertInvalid(res, ['shop_ids']);
@@ -497,12 +507,15 @@ describe('partner cards', () => {
       assert.deepEqual((await get(id)).body.data.shop_ids, []);
     });
 
-    it('answers an empty body with only updated_at, changing nothing', async () => {
+    it('answers an empty body (or none) with only updated_at, changing nothing', async () => {
       const id = await create();
       const before = (await get(id)).body.data;
       const res = await put(id, {});
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.data, { updated_at: before.updated_at });
+      const none = await request(t.url, 'PUT', `/en/partners/cards/${id}`, { headers: bearer(p.token) });
+      assert.equal(none.status, 200, none.text);
+      assert.deepEqual(none.body.data, { updated_at: before.updated_at });
       assert.deepEqual((await get(id)).body.data, before);
     });
 

@@ -143,6 +143,15 @@ export function rejectInvalidBody(schemaErrors: FieldErrors, ruleErrors: FieldEr
 }
 
 /**
+ * A preValidation hook for write routes whose fields are all optional or that list their
+ * required fields: no body (or an empty one) is read as `{}`, so that the 422 names the
+ * missing fields (docs/decisions.md "Empty bodies") instead of "must be an object".
+ */
+export async function absentBodyAsEmptyObject(req: FastifyRequest) {
+  if (req.body === undefined) req.body = {};
+}
+
+/**
  * A preValidation hook for list filters: tills and form posts often send booleans as 1/0,
  * which the query schema's coercion (true/false only) would refuse.
  */

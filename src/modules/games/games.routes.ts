@@ -3,7 +3,7 @@
 // sum, reward types, window, own card) come back in one 422.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../infra/auth.js';
-import { binaryBooleansInQuery, bodySchemaErrors, rejectInvalidBody } from '../../infra/http-core.js';
+import { absentBodyAsEmptyObject, binaryBooleansInQuery, bodySchemaErrors, rejectInvalidBody } from '../../infra/http-core.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
@@ -21,6 +21,7 @@ export const gamesRoutes: FastifyPluginAsyncTypebox<{ games: GamesService; idemp
     {
       config: { auth: 'partner' },
       attachValidation: true,
+      preValidation: absentBodyAsEmptyObject,
       schema: {
         tags: ['partners'],
         summary: 'Create a game (configuration)',
@@ -87,6 +88,7 @@ export const gamesRoutes: FastifyPluginAsyncTypebox<{ games: GamesService; idemp
     {
       config: { auth: 'partner' },
       attachValidation: true,
+      preValidation: absentBodyAsEmptyObject,
       schema: {
         tags: ['partners'],
         summary: 'Update a game (every field optional)',

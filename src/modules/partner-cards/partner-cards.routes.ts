@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../infra/auth.js';
-import { binaryBooleansInQuery, bodySchemaErrors, rejectInvalidBody } from '../../infra/http-core.js';
+import { absentBodyAsEmptyObject, binaryBooleansInQuery, bodySchemaErrors, rejectInvalidBody } from '../../infra/http-core.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeNoData, envelopeOf, listWithPagination } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
@@ -71,7 +71,7 @@ export const partnerCardsRoutes: FastifyPluginAsyncTypebox<{
       config: { auth: 'partner' },
       bodyLimit: cardBodyLimit,
       attachValidation: true,
-      preValidation: flagDeprecatedField,
+      preValidation: [absentBodyAsEmptyObject, flagDeprecatedField],
       schema: {
         tags: ['partners'],
         summary: 'Create a partner card programme',
@@ -140,7 +140,7 @@ export const partnerCardsRoutes: FastifyPluginAsyncTypebox<{
       config: { auth: 'partner' },
       bodyLimit: cardBodyLimit,
       attachValidation: true,
-      preValidation: flagDeprecatedField,
+      preValidation: [absentBodyAsEmptyObject, flagDeprecatedField],
       schema: {
         tags: ['partners'],
         summary: 'Update a card programme (every field optional)',
