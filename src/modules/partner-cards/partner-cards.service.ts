@@ -10,7 +10,7 @@ import { addFieldError, hasOwn, isPlainObject, unstorableTextFields } from '../.
 import type { ShopsService } from '../shops/shops.service.js';
 import { IMAGE_LIMITS, imageProblem } from './card-images.js';
 import { partnerCardsRepository as repo, type CardColumns, type CardListFilter, type CardListRow, type CardRow } from './partner-cards.repository.js';
-import { partnerCards, partnerCardShops, PROGRAMME_DEFAULTS, type CardDesign, type LocalizedText } from './partner-cards.tables.js';
+import { PROGRAMME_DEFAULTS, type CardDesign, type LocalizedText } from './partner-cards.tables.js';
 
 // ---- input ----------------------------------------------------------------------------
 
@@ -70,14 +70,13 @@ type CardField = (typeof CARD_INPUT_FIELDS)[number];
 
 const RATE_FIELDS = ['points_per_currency', 'currency_amount', 'points_per_currency_redemption', 'currency_amount_redemption'] as const;
 
-/** [max field, min field, the min column (for updates that send only one of the pair)]. */
+/** [max field, min field, min column, max column]: the columns serve updates that send only one of the pair. */
 const MIN_MAX_PAIRS = [
   ['max_points_per_purchase', 'min_points_per_purchase', 'minPointsPerPurchase', 'maxPointsPerPurchase'],
   ['max_points_per_redemption', 'min_points_for_redemption', 'minPointsForRedemption', 'maxPointsPerRedemption'],
 ] as const;
 
 const LANGUAGE_KEY = /^[a-z]{2}$/;
-
 
 /**
  * The checks a schema cannot make, on a body that may also have failed the schema: each
@@ -333,14 +332,9 @@ export class PartnerCardsService {
   /** Insert a card programme; `shopIds` must already be checked to be the partner's own. */
   async create(tx: Executor, partnerId: number, card: NewPartnerCard): Promise<{ id: number }> {
     const { shopIds = [], ...fields } = card;
-    const [row] = await tx
-      .insert(partnerCards)
-      .values({ partnerId, ...fields })
-      .returning({ id: partnerCards.id });
-    if (shopIds.length > 0) {
-      await tx.insert(partnerCardShops).values(shopIds.map((shopId) => ({ cardId: row!.id, shopId })));
-    }
-    return row!;
+    const row = await repo.insert(tx, partnerId, fields);
+    if (shopIds.length > 0) await repo.replaceShops(tx, partnerId, row.id, shopIds);
+    return { id: row.id };
   }
 
   /**
@@ -367,6 +361,10 @@ export class PartnerCardsService {
     return errors;
   }
 
+  /**
+   * Create in the caller's transaction (the route's Idempotency-Key one). On a failure the
+   * caller must not commit: unwrapping the result inside the transaction throws, which rolls back.
+   */
   async createCard(partnerId: number, input: NewCardInput, tx: Executor): Promise<Result<CreatedCardView>> {
     const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, undefined);
     if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
