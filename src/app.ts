@@ -23,6 +23,8 @@ import { pointsRoutes } from './modules/points/points.routes.js';
 import { qrRoutes } from './modules/qr-sessions/qr.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnerDataRoutes } from './modules/partners/partner-data.routes.js';
+import { gamesRoutes } from './modules/games/games.routes.js';
+import { partnerCardsRoutes } from './modules/partner-cards/partner-cards.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
 import type { WebhooksTuning } from './infra/webhooks/webhooks.service.js';
@@ -115,6 +117,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(partnersRoutes, { partners: services.partners });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
+  await fastify.register(partnerCardsRoutes, { cards: services.partnerCards, idempotency, bodyLimit: config.bodyLimit });
+  await fastify.register(gamesRoutes, { games: services.games, idempotency });
   await fastify.register(smsRoutes, { sms: services.sms, idempotency });
   await fastify.register(smsAccountsRoutes, { accounts: services.smsAccounts, sms: services.sms, partners: services.partners });
   await fastify.register(webhooksRoutes, { webhooks: services.webhooks });

@@ -20,6 +20,7 @@ import { QrCardService } from './modules/qr-sessions/qr-card.service.js';
 import { QrLoginService, type PublishEvent } from './modules/qr-sessions/qr-login.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
+import { GamesService } from './modules/games/games.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { ShopsService } from './modules/shops/shops.service.js';
@@ -47,6 +48,7 @@ export interface Context {
     apiKeys: ApiKeysService;
     shops: ShopsService;
     partnerCards: PartnerCardsService;
+    games: GamesService;
     smsAccounts: SmsAccountsService;
     sms: SmsService;
     demo: DemoService;
@@ -99,7 +101,8 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
     const shops = new ShopsService(database.db);
-    const partnerCards = new PartnerCardsService();
+    const partnerCards = new PartnerCardsService(database.db, shops);
+    const games = new GamesService(database.db, partnerCards);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
     // Delivery receipts are queued as webhooks in the transaction of each status change.
     const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks);
@@ -169,7 +172,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points, qrLogin, qrCard, appLink },
+      services: { admin, partners, apiKeys, shops, partnerCards, games, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points, qrLogin, qrCard, appLink },
       workers: { smsDispatcher, expirySweeper, qrExpiry },
       clock,
       close: async () => {

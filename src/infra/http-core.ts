@@ -105,6 +105,9 @@ export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
     const specific = errs.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
     const types = specific.filter((e) => e.keyword === 'type').map((e) => String((e.params as { type: string }).type));
     const rest = specific.filter((e) => e.keyword !== 'type');
+    // A nullable object that is an object reports its inner fields; the null branch's
+    // "must be null" on the object itself would only confuse.
+    if (rest.length === 0 && [...byField.keys()].some((other) => other.startsWith(`${field}.`))) continue;
     const messages: FieldErrors[string] = [];
     // A value that matched one branch's type but broke its constraint reports the constraint.
     if (rest.length > 0) messages.push(...rest.map(messageOf));
@@ -119,6 +122,38 @@ export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
     });
   }
   return out;
+}
+
+/**
+ * For routes with `attachValidation` that add checks of their own, so that one 422 lists
+ * every problem: the body schema's errors as Shape A fields (empty when the body passed).
+ * A path or query failure is thrown to the error handler, which answers it as usual.
+ */
+export function bodySchemaErrors(req: FastifyRequest): FieldErrors {
+  const err = req.validationError as (FastifyError & { validationContext?: string; validation?: ErrorObject[] }) | undefined;
+  if (!err) return {};
+  if (err.validationContext !== 'body' || !err.validation) throw err;
+  return toFieldErrors(err.validation);
+}
+
+/** One 422 listing both the schema's and the route's own problems; the schema's message wins for a field both report. */
+export function rejectInvalidBody(schemaErrors: FieldErrors, ruleErrors: FieldErrors, name: ErrorName = 'VALIDATION'): void {
+  const merged: FieldErrors = { ...ruleErrors, ...schemaErrors };
+  if (Object.keys(merged).length > 0) throw new AppError(name, { fields: merged });
+}
+
+/**
+ * A preValidation hook for list filters: tills and form posts often send booleans as 1/0,
+ * which the query schema's coercion (true/false only) would refuse.
+ */
+export function binaryBooleansInQuery(...names: string[]) {
+  return async (req: FastifyRequest) => {
+    const query = req.query as Record<string, unknown>;
+    for (const name of names) {
+      if (query[name] === '1') query[name] = 'true';
+      else if (query[name] === '0') query[name] = 'false';
+    }
+  };
 }
 
 export function errorBody(req: FastifyRequest, def: ErrorDefinition, err?: AppError) {
@@ -165,7 +200,8 @@ function mapFrameworkError(err: FastifyError, req: FastifyRequest, bodyLimit: nu
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('BODY_TOO_LARGE', { params: { limit: bodyLimit } });
+      // A route may raise the limit (card images); name the one that applied.
+      return new AppError('BODY_TOO_LARGE', { params: { limit: req.routeOptions.bodyLimit ?? bodyLimit } });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -209,6 +245,13 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     } else {
       req.locale = localeOfUrl(req.url);
     }
+  });
+
+  // No body (or an empty one) on a route that takes one reads as `{}`, so that the 422 names
+  // the missing fields (docs/decisions.md "Empty bodies") instead of "must be an object", and
+  // routes whose fields are all optional accept no body at all.
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.routeOptions.schema?.body !== undefined) req.body = {};
   });
 
   app.setNotFoundHandler((req, reply) => {

@@ -3,6 +3,8 @@
 import { customersMessages } from '../modules/customers/customers.messages.js';
 import { pointsMessages } from '../modules/points/points.messages.js';
 import { qrMessages } from '../modules/qr-sessions/qr.messages.js';
+import { gamesMessages } from '../modules/games/games.messages.js';
+import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -132,6 +134,14 @@ const core = {
   'validation.unique_items': { en: 'Items must be unique', lt: 'Elementai turi būti unikalūs' },
   'validation.additional_properties': { en: 'Unknown field', lt: 'Nežinomas laukas' },
   'validation.invalid': { en: 'Is invalid', lt: 'Netinkama reikšmė' },
+  'validation.decimal_places': {
+    en: 'May have at most {limit} decimal places',
+    lt: 'Gali būti ne daugiau kaip {limit} skaitmenys po kablelio',
+  },
+  'validation.unstorable_text': {
+    en: 'May not contain NUL characters or unpaired surrogates',
+    lt: 'Negali būti NUL simbolių ar neporinių surogatų',
+  },
   'validation.not_blank': { en: 'May not be blank', lt: 'Negali būti tuščias' },
   'validation.email': { en: 'Must be a valid e-mail address', lt: 'Turi būti tinkamas el. pašto adresas' },
   'validation.password_too_short': {
@@ -148,7 +158,15 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages, ...customersMessages, ...pointsMessages, ...qrMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = {
+  ...core,
+  ...smsMessages,
+  ...customersMessages,
+  ...pointsMessages,
+  ...qrMessages,
+  ...partnerCardsMessages,
+  ...gamesMessages,
+} as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;

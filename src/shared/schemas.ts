@@ -111,10 +111,3 @@ export function errorResponses(...statuses: number[]) {
 /** Statuses every authenticated route can produce. */
 export const AUTH_ERRORS = [400, 401, 403, 429] as const;
 
-/**
- * preValidation hook for routes whose body is optional: no body reads as `{}`, so that the
- * body schema (an object of optional fields) validates what was sent, if anything.
- */
-export async function emptyBodyAsObject(req: { body: unknown }): Promise<void> {
-  if (req.body === undefined || req.body === null) req.body = {};
-}

@@ -6,6 +6,7 @@ export * from '../../modules/partners/partners.tables.js';
 export * from '../../modules/api-keys/api-keys.tables.js';
 export * from '../../modules/shops/shops.tables.js';
 export * from '../../modules/partner-cards/partner-cards.tables.js';
+export * from '../../modules/games/games.tables.js';
 export * from '../../modules/sms/sms.tables.js';
 export * from '../webhooks/webhooks.tables.js';
 export * from '../../modules/customers/customers.tables.js';

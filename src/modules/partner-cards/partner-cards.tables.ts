@@ -1,5 +1,6 @@
-// The partner card programme, column for column the spec's "Partner card" resource.
-// The API over it arrives with the partner-interface issue; the demo seed uses it now.
+// The partner card programme, column for column the spec's "Partner card" resource,
+// plus `deleted_at`: a programme is soft-deleted because customers' loyalty cards refer to
+// it and hold points in it (docs/decisions.md "Partner cards: delete").
 import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, timestamp } from 'drizzle-orm/pg-core';
 import { partners } from '../partners/partners.tables.js';
 import { shops } from '../shops/shops.tables.js';
@@ -17,6 +18,28 @@ export interface CardDesign {
   background_image?: string;
 }
 
+/**
+ * What a new programme gets for each optional field the partner leaves out (docs/decisions.md
+ * "Partner card programme defaults"). The columns and the API's create schema both use it.
+ */
+export const PROGRAMME_DEFAULTS = {
+  isActive: true,
+  autoAssign: true,
+  pointsEnabled: true,
+  initialBonusPoints: 0,
+  pointsExpirationDays: null,
+  pointsPerCurrency: '1',
+  currencyAmount: '1',
+  roundPointsUp: false,
+  minPointsPerPurchase: 0,
+  pointsPerVisit: 0,
+  pointsRedemptionEnabled: false,
+  pointsPerCurrencyRedemption: '100',
+  currencyAmountRedemption: '1',
+  minPointsForRedemption: 0,
+} as const;
+const D = PROGRAMME_DEFAULTS;
+
 export const partnerCards = pgTable(
   'partner_cards',
   {
@@ -28,27 +51,29 @@ export const partnerCards = pgTable(
     description: jsonb().$type<LocalizedText>().notNull(),
     termsConditions: jsonb('terms_conditions').$type<LocalizedText>().notNull(),
     cardDesign: jsonb('card_design').$type<CardDesign>().notNull(),
-    isActive: boolean('is_active').notNull().default(true),
-    autoAssign: boolean('auto_assign').notNull().default(true),
-    pointsEnabled: boolean('points_enabled').notNull().default(true),
-    initialBonusPoints: integer('initial_bonus_points').notNull().default(0),
+    isActive: boolean('is_active').notNull().default(D.isActive),
+    autoAssign: boolean('auto_assign').notNull().default(D.autoAssign),
+    pointsEnabled: boolean('points_enabled').notNull().default(D.pointsEnabled),
+    initialBonusPoints: integer('initial_bonus_points').notNull().default(D.initialBonusPoints),
     pointsExpirationDays: integer('points_expiration_days'),
-    pointsPerCurrency: numeric('points_per_currency', { precision: 14, scale: 4 }).notNull().default('1'),
-    currencyAmount: numeric('currency_amount', { precision: 14, scale: 4 }).notNull().default('1'),
-    roundPointsUp: boolean('round_points_up').notNull().default(false),
-    minPointsPerPurchase: integer('min_points_per_purchase').notNull().default(0),
+    pointsPerCurrency: numeric('points_per_currency', { precision: 14, scale: 4 }).notNull().default(D.pointsPerCurrency),
+    currencyAmount: numeric('currency_amount', { precision: 14, scale: 4 }).notNull().default(D.currencyAmount),
+    roundPointsUp: boolean('round_points_up').notNull().default(D.roundPointsUp),
+    minPointsPerPurchase: integer('min_points_per_purchase').notNull().default(D.minPointsPerPurchase),
     maxPointsPerPurchase: integer('max_points_per_purchase'),
-    pointsPerVisit: integer('points_per_visit').notNull().default(0),
-    pointsRedemptionEnabled: boolean('points_redemption_enabled').notNull().default(false),
+    pointsPerVisit: integer('points_per_visit').notNull().default(D.pointsPerVisit),
+    pointsRedemptionEnabled: boolean('points_redemption_enabled').notNull().default(D.pointsRedemptionEnabled),
     pointsPerCurrencyRedemption: numeric('points_per_currency_redemption', { precision: 14, scale: 4 })
       .notNull()
-      .default('100'),
+      .default(D.pointsPerCurrencyRedemption),
     currencyAmountRedemption: numeric('currency_amount_redemption', { precision: 14, scale: 4 })
       .notNull()
-      .default('1'),
-    minPointsForRedemption: integer('min_points_for_redemption').notNull().default(0),
+      .default(D.currencyAmountRedemption),
+    minPointsForRedemption: integer('min_points_for_redemption').notNull().default(D.minPointsForRedemption),
     maxPointsPerRedemption: integer('max_points_per_redemption'),
     defaultCouponValidityDays: integer('default_coupon_validity_days'),
+    /** Set by DELETE: the programme is then inactive and no longer visible to the partner API. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -77,7 +77,8 @@ const intArray = (values: number[]) => `{${values.map((v) => Math.trunc(v)).join
 const ts = (d: Date | null) => (d === null ? null : d.toISOString());
 
 const programmeColumns = {
-  isActive: partnerCards.isActive,
+  // A deleted programme earns nothing, like an inactive one.
+  isActive: sql<boolean>`(${partnerCards.isActive} and ${partnerCards.deletedAt} is null)`,
   pointsEnabled: partnerCards.pointsEnabled,
   pointsPerCurrency: partnerCards.pointsPerCurrency,
   currencyAmount: partnerCards.currencyAmount,

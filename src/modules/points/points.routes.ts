@@ -11,7 +11,7 @@ import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, fieldError, notFound, unwrap, type ShapeBItem } from '../../shared/errors.js';
 import { parseAmount } from '../../shared/money.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { emptyBodyAsObject, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { customerOwner } from '../loyalty-cards/loyalty-cards.routes.js';
 import type { PointsLedger } from './ledger.service.js';
 import type { TransactionScope } from './points.repository.js';
@@ -124,7 +124,6 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
     '/:locale/shop/transactions/:id/reverse',
     {
       config: { auth: 'api' },
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['shop'],
         summary: 'Reverse a transaction (refund, void)',
@@ -200,7 +199,6 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
     '/:locale/shop/transactions/export',
     {
       config: { auth: ['customer', 'api'] },
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['shop'],
         summary: 'Export transactions as CSV',

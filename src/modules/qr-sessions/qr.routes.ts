@@ -6,7 +6,7 @@ import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
-import { DateTime, emptyBodyAsObject, Envelope, errorResponses, IdParam, LocaleParam, LocaleParams, Name } from '../../shared/schemas.js';
+import { DateTime, Envelope, errorResponses, IdParam, LocaleParam, LocaleParams, Name } from '../../shared/schemas.js';
 import { CardInfo } from '../loyalty-cards/loyalty-cards.schemas.js';
 import { Customer } from '../customers/customers.routes.js';
 import { SendData } from '../sms/sms.routes.js';
@@ -92,7 +92,6 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
     '/:locale/shop/auth/qr-login/poll/:session_id',
     {
       config: { auth: 'api' },
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['shop'],
         summary: 'Poll a QR login session',
@@ -113,7 +112,6 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
     '/:locale/shop/qr-card/generate',
     {
       config: { auth: 'api' },
-      preValidation: emptyBodyAsObject,
       schema: {
         tags: ['shop'],
         summary: 'Create a QR card scan session',
