@@ -1,5 +1,6 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { realtimeMessages } from '../infra/realtime/realtime.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -144,7 +145,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...realtimeMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;
