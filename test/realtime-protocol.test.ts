@@ -70,6 +70,12 @@ describe('Pusher protocol on the wire', () => {
       assert.equal((error.data as { code: number }).code, 4001);
       assert.equal(typeof (error.data as { message: string }).message, 'string');
       assert.equal((await client.closed).code, 4001);
+      // Odd keys (malformed escapes, long multi-byte ones) are refused the same way.
+      for (const key of ['%E0%A4%A', encodeURIComponent('é'.repeat(100)), 'k'.repeat(150)]) {
+        const odd = open(t, `/app/${key}?protocol=7`);
+        assert.equal(((await odd.next()).data as { code: number }).code, 4001, key);
+        assert.equal((await odd.closed).code, 4001);
+      }
     });
 
     it('checks the protocol version: missing 4008, malformed 4006, unsupported 4007', async () => {

@@ -99,8 +99,6 @@ export class PusherServer {
   }
 
   private accept(ws: WebSocket, req: IncomingMessage) {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const key = decodeURIComponent(url.pathname.slice('/app/'.length));
     ws.on('error', () => undefined);
     // Errors that end the connection: a pusher:error, then a close with the same code
     // (what Reverb and soketi do; protocol 7 clients read the close code).
@@ -108,8 +106,13 @@ export class PusherServer {
       ws.send(errorFrame(code, message));
       ws.close(code, message);
     };
-    if (key !== this.opts.app.key) return reject(CODES.APP_NOT_FOUND, `App key ${key.slice(0, 64)} does not exist`);
-    const protocol = url.searchParams.get('protocol');
+    const [path = '', query = ''] = (req.url ?? '').split('?', 2);
+    // Keys are plain ASCII ([A-Za-z0-9_-]), compared as sent: nothing to decode.
+    const key = path.slice('/app/'.length);
+    if (key !== this.opts.app.key) {
+      return reject(CODES.APP_NOT_FOUND, /^[A-Za-z0-9_-]{1,64}$/.test(key) ? `App key ${key} does not exist` : 'App key does not exist');
+    }
+    const protocol = new URLSearchParams(query).get('protocol');
     if (protocol === null || protocol === '') return reject(CODES.NO_PROTOCOL, 'No protocol version supplied');
     if (!/^\d{1,3}$/.test(protocol)) return reject(CODES.INVALID_VERSION, 'Invalid version string format');
     if (!SUPPORTED_PROTOCOLS.has(Number(protocol))) return reject(CODES.UNSUPPORTED_PROTOCOL, `Unsupported protocol version ${protocol}`);
