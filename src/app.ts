@@ -13,6 +13,7 @@ import { Idempotency } from './infra/idempotency.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
 import { RateLimiter } from './infra/rate-limit.js';
+import realtimePlugin from './infra/realtime/index.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { randomToken } from './shared/crypto.js';
 import type { Clock } from './shared/time.js';
@@ -111,6 +112,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   if (config.metricsEnabled) await fastify.register(metricsPlugin, { poolStats: () => context.database.poolStats() });
   await fastify.register(openapiPlugin, { version: config.version });
+
+  await fastify.register(realtimePlugin, { realtime: context.realtime, config });
 
   await fastify.register(systemRoutes, { system });
   await fastify.register(adminRoutes, { admin: services.admin, partners: services.partners, idempotency });

@@ -267,4 +267,72 @@ describe('loadConfig: SMPP carrier', () => {
       assert.ok(problems[0]!.startsWith(name), problems[0]);
     });
   }
+
+  it('runs the built-in realtime server by default, with credentials left to the database', () => {
+    const { realtime } = loadConfig({});
+    assert.equal(realtime.driver, 'builtin');
+    assert.deepEqual(realtime.app, { id: undefined, key: undefined, secret: undefined });
+    assert.equal(realtime.external, undefined);
+    assert.deepEqual(realtime.allowedOrigins, []);
+    assert.equal(realtime.activityTimeoutSeconds, 30);
+    assert.equal(realtime.pongTimeoutSeconds, 30);
+    assert.equal(realtime.publicHost, undefined);
+  });
+
+  it('reads the realtime settings', () => {
+    const { realtime } = loadConfig({
+      REALTIME_APP_ID: '123',
+      REALTIME_APP_KEY: 'abcdef0123456789',
+      REALTIME_APP_SECRET: 's'.repeat(20),
+      REALTIME_ALLOWED_ORIGINS: 'https://shop.example.com, http://localhost:8080/',
+      REALTIME_PUBLIC_HOST: 'ws.example.com',
+      REALTIME_PUBLIC_PORT: '443',
+      REALTIME_PUBLIC_SCHEME: 'https',
+      REALTIME_ACTIVITY_TIMEOUT: '120',
+      REALTIME_PONG_TIMEOUT: '10',
+    });
+    assert.deepEqual(realtime.app, { id: '123', key: 'abcdef0123456789', secret: 's'.repeat(20) });
+    assert.deepEqual(realtime.allowedOrigins, ['https://shop.example.com', 'http://localhost:8080']);
+    assert.deepEqual([realtime.publicHost, realtime.publicPort, realtime.publicScheme], ['ws.example.com', 443, 'https']);
+    assert.deepEqual([realtime.activityTimeoutSeconds, realtime.pongTimeoutSeconds], [120, 10]);
+  });
+
+  it('reads REALTIME_DRIVER=external with REALTIME_EXTERNAL_URL', () => {
+    const { realtime } = loadConfig({ REALTIME_DRIVER: 'external', REALTIME_EXTERNAL_URL: 'https://k3y:s%2Fcret@api-eu.pusher.com/apps/42' });
+    assert.deepEqual(realtime.external, { appId: '42', key: 'k3y', secret: 's/cret', host: 'api-eu.pusher.com', port: 443, scheme: 'https' });
+    const plain = loadConfig({ REALTIME_DRIVER: 'external', REALTIME_EXTERNAL_URL: 'http://k:s@127.0.0.1:6001/apps/app-1/' }).realtime.external;
+    assert.deepEqual([plain?.port, plain?.scheme, plain?.appId], [6001, 'http', 'app-1']);
+  });
+
+  it('refuses bad realtime settings, naming the variable and not echoing secrets', () => {
+    assert.deepEqual(problemsOf({ REALTIME_DRIVER: 'external' }), [
+      'REALTIME_EXTERNAL_URL is required when REALTIME_DRIVER=external (http(s)://KEY:SECRET@host:port/apps/APP_ID)',
+    ]);
+    for (const url of ['ws://k:s@h/apps/1', 'http://h:1/apps/1', 'http://k:hunter2@h/app/1', 'nope']) {
+      const problems = problemsOf({ REALTIME_DRIVER: 'external', REALTIME_EXTERNAL_URL: url });
+      assert.equal(problems.length, 1, url);
+      assert.ok(problems[0]!.startsWith('REALTIME_EXTERNAL_URL'), problems[0]);
+      assert.doesNotMatch(problems[0]!, /hunter2/);
+    }
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ REALTIME_DRIVER: 'pusher' }, 'REALTIME_DRIVER'],
+      [{ REALTIME_APP_KEY: 'abcdef0123456789' }, 'REALTIME_APP_KEY and REALTIME_APP_SECRET'],
+      [{ REALTIME_APP_KEY: 'has/slash', REALTIME_APP_SECRET: 's'.repeat(20) }, 'REALTIME_APP_KEY'],
+      [{ REALTIME_APP_KEY: 'abcdef0123456789', REALTIME_APP_SECRET: 'short' }, 'REALTIME_APP_SECRET'],
+      [{ REALTIME_APP_ID: 'a b' }, 'REALTIME_APP_ID'],
+      [{ REALTIME_ALLOWED_ORIGINS: 'https://ok.example.com,shop.example.com' }, 'REALTIME_ALLOWED_ORIGINS'],
+      [{ REALTIME_ALLOWED_ORIGINS: 'https://shop.example.com/path' }, 'REALTIME_ALLOWED_ORIGINS'],
+      [{ REALTIME_PUBLIC_HOST: 'https://ws.example.com' }, 'REALTIME_PUBLIC_HOST'],
+      [{ REALTIME_PUBLIC_PORT: '0' }, 'REALTIME_PUBLIC_PORT'],
+      [{ REALTIME_PUBLIC_SCHEME: 'wss' }, 'REALTIME_PUBLIC_SCHEME'],
+      [{ REALTIME_ACTIVITY_TIMEOUT: '0' }, 'REALTIME_ACTIVITY_TIMEOUT'],
+      [{ REALTIME_PONG_TIMEOUT: 'soon' }, 'REALTIME_PONG_TIMEOUT'],
+    ];
+    for (const [env, name] of cases) {
+      const problems = problemsOf(env);
+      assert.equal(problems.length, 1, `${JSON.stringify(env)}: ${problems.join('; ')}`);
+      assert.ok(problems[0]!.startsWith(name), problems[0]);
+    }
+    assert.doesNotMatch(problemsOf({ REALTIME_APP_KEY: 'abcdef0123456789', REALTIME_APP_SECRET: 'short' }).join('\n'), /short/);
+  });
 });

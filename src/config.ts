@@ -75,7 +75,28 @@ export interface Config {
   allowPrivateUrls: boolean;
   /** WEBHOOK_TIMEOUT_MS: deadline of one delivery attempt (DNS, connect, request and response). */
   webhookTimeoutMs: number;
+  realtime: RealtimeConfig;
   version: string;
+}
+
+/** The Pusher-protocol realtime server (src/infra/realtime, docs/realtime.md). */
+export interface RealtimeConfig {
+  /** REALTIME_DRIVER: the built-in server on this port, or an external Pusher-compatible one. */
+  driver: 'builtin' | 'external';
+  /** REALTIME_APP_ID / _KEY / _SECRET (built-in): unset → generated once and kept in the database. */
+  app: { id: string | undefined; key: string | undefined; secret: string | undefined };
+  /** REALTIME_EXTERNAL_URL (external driver): http(s)://KEY:SECRET@host:port/apps/APP_ID. */
+  external: { appId: string; key: string; secret: string; host: string; port: number; scheme: 'http' | 'https' } | undefined;
+  /** REALTIME_PUBLIC_HOST / _PORT / _SCHEME: what GET shop/realtime/config tells clients to connect to. */
+  publicHost: string | undefined;
+  publicPort: number | undefined;
+  publicScheme: 'http' | 'https' | undefined;
+  /** REALTIME_ALLOWED_ORIGINS: browser origins allowed to connect; empty = any. */
+  allowedOrigins: string[];
+  /** REALTIME_ACTIVITY_TIMEOUT (s): sent in the handshake; the server pings a socket idle this long. */
+  activityTimeoutSeconds: number;
+  /** REALTIME_PONG_TIMEOUT (s): how long the server waits for the answer to its ping before closing 4201. */
+  pongTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -199,6 +220,75 @@ function systemSender(r: Reader, name: string, fallback: string): string {
   return v;
 }
 
+/** http(s)://KEY:SECRET@host[:port]/apps/APP_ID — the URL form the pusher SDK (Pusher.forURL) reads. */
+function parseExternalRealtime(r: Reader, name: string, required: boolean): RealtimeConfig['external'] {
+  const raw = r.raw(name);
+  if (raw === undefined) {
+    if (required) r.problems.push(`${name} is required when REALTIME_DRIVER=external (http(s)://KEY:SECRET@host:port/apps/APP_ID)`);
+    return undefined;
+  }
+  const v = r.url(name, ['http:', 'https:']);
+  if (v === undefined) return undefined;
+  const u = new URL(v);
+  const appId = /^\/apps\/([^/]+)\/?$/.exec(u.pathname)?.[1];
+  if (!u.hostname || !u.username || !u.password || appId === undefined) {
+    r.problems.push(`${name} must carry a key, a secret, a host and the app id: http(s)://KEY:SECRET@host:port/apps/APP_ID`);
+    return undefined;
+  }
+  const scheme = u.protocol === 'https:' ? 'https' : 'http';
+  return {
+    appId: decodeURIComponent(appId),
+    key: decodeURIComponent(u.username),
+    secret: decodeURIComponent(u.password),
+    host: u.hostname.replace(/^\[|\]$/g, ''),
+    port: u.port ? Number(u.port) : scheme === 'https' ? 443 : 80,
+    scheme,
+  };
+}
+
+function parseRealtime(r: Reader): RealtimeConfig {
+  const driver = r.oneOf('REALTIME_DRIVER', 'builtin', ['builtin', 'external'] as const);
+  const id = r.raw('REALTIME_APP_ID');
+  const key = r.raw('REALTIME_APP_KEY');
+  const secret = r.raw('REALTIME_APP_SECRET');
+  // The key is a path segment of the WebSocket URL and the id one of the HTTP API's.
+  if (id !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(id)) r.problems.push('REALTIME_APP_ID must be 1 to 64 letters, digits, "-" or "_"');
+  if (key !== undefined && !/^[A-Za-z0-9_-]{8,64}$/.test(key)) r.problems.push('REALTIME_APP_KEY must be 8 to 64 letters, digits, "-" or "_"');
+  if (secret !== undefined && secret.length < 16) r.problems.push('REALTIME_APP_SECRET must be at least 16 characters');
+  if ((key === undefined) !== (secret === undefined)) r.problems.push('REALTIME_APP_KEY and REALTIME_APP_SECRET must be set together');
+  const origins = (r.raw('REALTIME_ALLOWED_ORIGINS') ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  const allowedOrigins: string[] = [];
+  for (const o of origins) {
+    try {
+      const u = new URL(o);
+      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== o.replace(/\/+$/, '')) throw new Error('origin');
+      allowedOrigins.push(u.origin);
+    } catch {
+      r.problems.push(`REALTIME_ALLOWED_ORIGINS must be a comma-separated list of origins like https://shop.example.com (bad entry "${o}")`);
+    }
+  }
+  const publicHost = r.raw('REALTIME_PUBLIC_HOST');
+  if (publicHost !== undefined && !/^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$/.test(publicHost)) {
+    r.problems.push('REALTIME_PUBLIC_HOST must be a host name or an IP address (no scheme, no port)');
+  }
+  const publicPort = r.raw('REALTIME_PUBLIC_PORT') === undefined ? undefined : r.int('REALTIME_PUBLIC_PORT', 443, 1, 65535);
+  const publicScheme = r.raw('REALTIME_PUBLIC_SCHEME') === undefined ? undefined : r.oneOf('REALTIME_PUBLIC_SCHEME', 'https', ['http', 'https'] as const);
+  return {
+    driver,
+    app: { id, key, secret },
+    external: parseExternalRealtime(r, 'REALTIME_EXTERNAL_URL', driver === 'external'),
+    publicHost,
+    publicPort,
+    publicScheme,
+    allowedOrigins,
+    activityTimeoutSeconds: r.int('REALTIME_ACTIVITY_TIMEOUT', 30, 1, 3600),
+    pongTimeoutSeconds: r.int('REALTIME_PONG_TIMEOUT', 30, 1, 600),
+  };
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -280,6 +370,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     appDownloadUrl: r.url('APP_DOWNLOAD_URL', ['http:', 'https:']) ?? `${publicBaseUrl ?? `http://localhost:${port}`}/app`,
     allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
     webhookTimeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    realtime: parseRealtime(r),
     version,
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

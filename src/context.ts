@@ -1,9 +1,11 @@
 // The composition root: stores and services, without HTTP. Shared by the server, the
 // CLI and the tests so that all three wire the same things in the same way.
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './infra/db/index.js';
 import { IntervalJob } from './infra/interval-job.js';
+import { createRealtime, type Realtime } from './infra/realtime/realtime.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
@@ -42,6 +44,8 @@ export interface Context {
   database: Database;
   redis: Redis | undefined;
   tokens: TokenService;
+  /** Realtime publisher: context.realtime.publish(channel, event, data) (src/infra/realtime). */
+  realtime: Realtime;
   services: {
     admin: AdminService;
     partners: PartnersService;
@@ -82,6 +86,20 @@ export interface ContextOptions {
   clock?: Clock;
 }
 
+/**
+ * The built-in server's app id, key and secret: from config, else generated once and kept
+ * in system_settings, so every node on one database accepts the same signatures.
+ */
+async function realtimeApp(database: Database, config: Config) {
+  const { app } = config.realtime;
+  const db = database.db;
+  return {
+    id: app.id ?? (await loadOrCreateSetting(db, 'realtime_app_id', () => String(randomInt(100_000, 1_000_000_000)))),
+    key: app.key ?? (await loadOrCreateSetting(db, 'realtime_app_key', () => randomBytes(10).toString('hex'))),
+    secret: app.secret ?? (await loadOrCreateSetting(db, 'realtime_app_secret', () => randomBytes(24).toString('hex'))),
+  };
+}
+
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {
   const database = opts.database ?? (await openDatabase(config));
   try {
@@ -89,6 +107,13 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const redis = opts.redis && config.redisUrl ? await connectRedis(config.redisUrl, opts.log) : undefined;
     const jwtSecret = config.jwtSecret ?? (await loadOrCreateSetting(database.db, 'jwt_secret', () => randomToken(48)));
     const tokens = new TokenService(jwtSecret, { access: config.accessTokenTtlSeconds, customer: config.customerTokenTtlSeconds });
+    const realtime = createRealtime(config.realtime, config.realtime.driver === 'builtin' ? await realtimeApp(database, config) : undefined, {
+      // The Redis fan-out runs where sockets are served (the app), not in the CLI.
+      redis: opts.redis ? redis : undefined,
+      redisUrl: config.redisUrl,
+      prefix: config.redisKeyPrefix,
+      log: opts.log,
+    });
 
     const webhooks = new WebhooksService(database, {
       allowPrivateUrls: config.allowPrivateUrls,
@@ -141,8 +166,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 200,
       log: opts.log,
     });
-    // Realtime events (QR sessions). Replaced by the Pusher-protocol publisher.
-    const publish: PublishEvent = async () => undefined;
+    const publish: PublishEvent = (channel, event, data) => realtime.publish(channel, event, data);
     const qrDeps = { db: database.db, clock, appLinkBase: config.appLinkBase, publish, shops, partners, log: opts.log };
     const qrLogin = new QrLoginService({ ...qrDeps, tokens, customers, cards: loyaltyCards });
     const qrCard = new QrCardService({ ...qrDeps, cards: loyaltyCards });
@@ -167,15 +191,18 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       const { created } = await admin.ensure({ email: config.admin.email, password: config.admin.password });
       if (created) opts.log.info({ email: config.admin.email }, 'admin created from LOYALTY_ADMIN_EMAIL');
     }
+    await realtime.start();
     return {
       config,
       database,
       redis,
       tokens,
+      realtime,
       services: { admin, partners, apiKeys, shops, partnerCards, games, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points, qrLogin, qrCard, appLink },
       workers: { smsDispatcher, expirySweeper, qrExpiry },
       clock,
       close: async () => {
+        await realtime.close();
         if (redis) await redis.quit().catch(() => redis.disconnect());
         if (!opts.database) await database.close();
       },

@@ -5,6 +5,7 @@ import { pointsMessages } from '../modules/points/points.messages.js';
 import { qrMessages } from '../modules/qr-sessions/qr.messages.js';
 import { gamesMessages } from '../modules/games/games.messages.js';
 import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
+import { realtimeMessages } from '../infra/realtime/realtime.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -166,6 +167,7 @@ const catalogue = {
   ...qrMessages,
   ...partnerCardsMessages,
   ...gamesMessages,
+  ...realtimeMessages,
 } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;

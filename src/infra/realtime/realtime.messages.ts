@@ -1,0 +1,12 @@
+// Messages of the realtime routes, in both locales (merged into the catalogue in shared/i18n.ts).
+export const realtimeMessages = {
+  'realtime.channel_not_allowed': {
+    en: 'These credentials may only authorise their own partner channels (private-partner.{partner_id} and private-partner.{partner_id}.*)',
+    lt: 'Šiais prisijungimo duomenimis galima autorizuoti tik savo partnerio kanalus (private-partner.{partner_id} ir private-partner.{partner_id}.*)',
+  },
+  'validation.socket_id': { en: 'Must look like 1234.5678 (the socket_id pusher-js reports)', lt: 'Turi atrodyti kaip 1234.5678 (pusher-js pateikiamas socket_id)' },
+  'validation.channel_name': {
+    en: 'Must be 1 to 164 characters of A-Z, a-z, 0-9 and _ - = @ , . ;',
+    lt: 'Turi būti nuo 1 iki 164 simbolių iš A-Z, a-z, 0-9 ir _ - = @ , . ;',
+  },
+} as const;
