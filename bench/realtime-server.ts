@@ -22,7 +22,14 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage();
 }
 
-async function startLoyalty(): Promise<{ port: number; close: () => Promise<void> }> {
+interface Started {
+  port: number;
+  close: () => Promise<void>;
+  /** Loyalty only: a partner's API credentials and a customer token, for the QR-confirm phase. */
+  fixtures?: { apiKey: { key: string; secret: string }; customerToken: string };
+}
+
+async function startLoyalty(): Promise<Started> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loyalty-bench-rt-'));
   const { loadConfig } = await import('../src/config.js');
   const { buildApp } = await import('../src/app.js');
@@ -38,10 +45,17 @@ async function startLoyalty(): Promise<{ port: number; close: () => Promise<void
     // Idle sockets must stay idle for the memory figure: no server pings during the run.
     REALTIME_ACTIVITY_TIMEOUT: '3600',
   });
-  const { fastify } = await buildApp(config, { workers: false });
+  const { fastify, context } = await buildApp(config, { workers: false });
   await fastify.listen({ host: '127.0.0.1', port: 0 });
+  const { partners, apiKeys, customers } = context.services;
+  const partner = await partners.create({ name: 'Bench', email: 'bench@example.com', password: 'bench-password-1' });
+  if (!partner.ok) throw new Error('bench partner not created');
+  const apiKey = await apiKeys.create(partner.value.id, 'bench');
+  const customer = await customers.findOrCreateByPhone(context.database.db, '+37060000001');
+  const { token } = await context.tokens.sign({ kind: 'customer', subject: customer.id });
   return {
     port: (fastify.server.address() as AddressInfo).port,
+    fixtures: { apiKey: { key: apiKey.key, secret: apiKey.secret }, customerToken: token },
     close: async () => {
       await fastify.close();
       await rm(dataDir, { recursive: true, force: true });
@@ -49,7 +63,7 @@ async function startLoyalty(): Promise<{ port: number; close: () => Promise<void
   };
 }
 
-async function startBare(): Promise<{ port: number; close: () => Promise<void> }> {
+async function startBare(): Promise<Started> {
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 * 1024, clientTracking: false });
   const server = http.createServer((req, res) => {
@@ -84,4 +98,4 @@ process.on('message', (msg: { type: string }) => {
   if (msg.type === 'memory') void settledMemory().then((memory) => process.send!({ type: 'memory', memory }));
   if (msg.type === 'stop') void started.close().then(() => process.exit(0));
 });
-process.send!({ type: 'ready', port: started.port, gc: gc !== undefined });
+process.send!({ type: 'ready', port: started.port, gc: gc !== undefined, fixtures: started.fixtures });

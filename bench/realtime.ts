@@ -10,6 +10,11 @@
 //      unicast — one event to one client's own channel at a time (as a QR-login confirm);
 //    against a bare `ws` server broadcasting each HTTP POST body to all its sockets.
 //
+// 3. QR-login confirm → event latency with BENCH_RT_SUBSCRIBERS (1,000) tills subscribed, each
+//    to the channel of its own QR session: the app's POST app/qr-login/confirm is timed until
+//    the till's socket gets status_update {status: authenticated, user, token}
+//    (BENCH_RT_CONFIRMS of them, one at a time), beside the unicast publish figure above.
+//
 // The clients are plain `ws` clients in this process; the servers are child processes.
 // 5,000 connections need ~5,000 descriptors on each side: the npm script raises the soft
 // limit (ulimit -n) where the hard limit allows.
@@ -28,12 +33,14 @@ const CONNECTIONS = int('BENCH_RT_CONNECTIONS', 5000);
 const SUBSCRIBERS = int('BENCH_RT_SUBSCRIBERS', 1000);
 const FANOUT_EVENTS = int('BENCH_RT_FANOUT_EVENTS', 50);
 const UNICAST_EVENTS = int('BENCH_RT_UNICAST_EVENTS', 500);
+const CONFIRMS = int('BENCH_RT_CONFIRMS', 300);
 const APP = { id: '1', key: 'benchkey0123456789', secret: 'benchsecret0123456789' };
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Server {
   child: ChildProcess;
   port: number;
+  fixtures?: { apiKey: { key: string; secret: string }; customerToken: string };
 }
 
 async function startServer(kind: 'loyalty' | 'bare-ws'): Promise<Server> {
@@ -51,9 +58,9 @@ async function startServer(kind: 'loyalty' | 'bare-ws'): Promise<Server> {
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const [msg] = (await once(child, 'message')) as [{ type: string; port: number; gc: boolean }];
+  const [msg] = (await once(child, 'message')) as [{ type: string; port: number; gc: boolean; fixtures?: Server['fixtures'] }];
   if (!msg.gc) throw new Error('the server child has no gc(); run with --expose-gc');
-  return { child, port: msg.port };
+  return { child, port: msg.port, ...(msg.fixtures ? { fixtures: msg.fixtures } : {}) };
 }
 
 async function memoryOf(server: Server): Promise<NodeJS.MemoryUsage> {
@@ -204,10 +211,47 @@ async function latency(kind: 'loyalty' | 'bare-ws') {
     } else {
       unicast = [];
     }
-    return { fanout: summary(fanout), unicast: summary(unicast) };
+    const confirm = kind === 'loyalty' ? await confirmLatency(server) : [];
+    return { fanout: summary(fanout), unicast: summary(unicast), confirm: summary(confirm) };
   } finally {
     await stopServer(server);
   }
+}
+
+/** QR login end to end: sessions generated over HTTP, tills subscribed, confirms timed to the event. */
+async function confirmLatency(server: Server): Promise<number[]> {
+  const { apiKey, customerToken } = server.fixtures!;
+  const base = `http://127.0.0.1:${server.port}`;
+  const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: Record<string, string> }).data;
+  };
+  const till = { 'x-api-key': apiKey.key, 'x-api-secret': apiKey.secret };
+  const sessions: Array<{ channel: string; code: string }> = [];
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const s = await post('/en/shop/auth/qr-login/generate', till, { device_name: `Till ${i}` });
+    sessions.push({ channel: s.channel!, code: s.qr_content! });
+  }
+  const clients = await openMany(server.port, SUBSCRIBERS, (i) => sessions[i]!.channel);
+  const samples: number[] = [];
+  try {
+    for (let e = 0; e < Math.min(CONFIRMS + 10, SUBSCRIBERS); e++) {
+      const client = clients[e]!;
+      const got = new Promise<void>((resolve) => {
+        client.onFrame = (text) => {
+          if (text.includes('authenticated')) resolve();
+        };
+      });
+      const t0 = performance.now();
+      await post('/en/app/qr-login/confirm', { authorization: `Bearer ${customerToken}` }, { code: sessions[e]!.code });
+      await got;
+      if (e >= 10) samples.push(performance.now() - t0); // the first 10 are warm-up
+    }
+  } finally {
+    await closeAll(clients);
+  }
+  return samples;
 }
 
 const ms = (x: number) => (Number.isNaN(x) ? '—' : `${x.toFixed(2)} ms`);
@@ -231,5 +275,6 @@ say(`Publish → receive latency, ${SUBSCRIBERS} subscribers (HTTP publish inclu
 say(`  Loyalty fan-out (pusher SDK → events API → ${SUBSCRIBERS} sockets): p50 ${ms(latLoyalty.fanout.p50)}, p99 ${ms(latLoyalty.fanout.p99)}, max ${ms(latLoyalty.fanout.max)} (${latLoyalty.fanout.n} deliveries)`);
 say(`  bare ws fan-out (HTTP POST → ${SUBSCRIBERS} sockets):          p50 ${ms(latBare.fanout.p50)}, p99 ${ms(latBare.fanout.p99)}, max ${ms(latBare.fanout.max)} (${latBare.fanout.n} deliveries)`);
 say(`  Loyalty unicast (one client's channel, ${SUBSCRIBERS} connected):    p50 ${ms(latLoyalty.unicast.p50)}, p99 ${ms(latLoyalty.unicast.p99)}, max ${ms(latLoyalty.unicast.max)} (${latLoyalty.unicast.n} events)`);
+say(`  Loyalty QR confirm → till's event (${SUBSCRIBERS} tills subscribed):  p50 ${ms(latLoyalty.confirm.p50)}, p99 ${ms(latLoyalty.confirm.p99)}, max ${ms(latLoyalty.confirm.max)} (${latLoyalty.confirm.n} confirms)`);
 say('');
 say(JSON.stringify({ connections: CONNECTIONS, subscribers: SUBSCRIBERS, memory: { loyalty: memLoyalty, bare: memBare }, latency: { loyalty: latLoyalty, bare: latBare } }));
