@@ -134,6 +134,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     customers: services.customers,
     cards: services.loyaltyCards,
     points: services.points,
+    ledger: services.ledger,
   });
 
   fastify.addHook('preClose', async () => {

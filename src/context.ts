@@ -161,7 +161,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const ledger = new PointsLedger(database.db, clock);
     const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger });
     const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
-    const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200), {
+    const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200, opts.log), {
       intervalMs: config.points.expirySweepMs,
       batchSize: 200,
       log: opts.log,

@@ -19,7 +19,9 @@ describe('customer sign-in and profile', () => {
   const phone = () => `+3706${String(next++).padStart(7, '0')}`;
 
   before(async () => {
-    t = await startTestApp({ APP_TEST_PHONES: `${TEST_PHONE}:123456`, SMS_SIMULATOR_DELAY_MS: '0' }, undefined, { clock });
+    // No background workers: the SMS stays queued with its text, which these tests read as the
+    // phone would (the last test starts the dispatcher to check the code is not kept).
+    t = await startTestApp({ APP_TEST_PHONES: `${TEST_PHONE}:123456`, SMS_SIMULATOR_DELAY_MS: '0' }, undefined, { clock, workers: false });
   });
   after(() => t.close());
 
@@ -178,5 +180,28 @@ describe('customer sign-in and profile', () => {
     const none = await request(t.url, 'GET', '/en/shop/auth/me');
     assert.equal(none.status, 401);
     assert.equal(none.body.code, 'MISSING_AUTHENTICATION');
+  });
+
+  it('does not keep the code once the message has left for the carrier', async () => {
+    const p = phone();
+    await requestCode(p);
+    const code = await codeSentTo(p);
+    const dispatcher = t.app.context.workers.smsDispatcher;
+    await dispatcher.start();
+    try {
+      for (let i = 0; i < 100; i++) {
+        const [msg] = await t.app.context.database.db.select().from(smsMessages).where(eq(smsMessages.destination, p));
+        if (msg!.status !== 'queued') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await dispatcher.stop();
+    }
+    const [msg] = await t.app.context.database.db.select().from(smsMessages).where(eq(smsMessages.destination, p));
+    assert.notEqual(msg!.status, 'queued');
+    assert.ok(!msg!.body.includes(code), msg!.body);
+    assert.doesNotMatch(msg!.body, /\d/);
+    // The code itself still works: only its copy in the message log is gone.
+    assert.equal((await verify(p, code)).status, 200);
   });
 });

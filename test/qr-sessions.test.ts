@@ -105,6 +105,22 @@ describe('QR sessions', () => {
       assert.equal((await app('confirm', a, qr_content)).status, 200);
     });
 
+    it("a QR-login token (scoped to one partner) cannot act in the app; the token is handed out only while fresh", async () => {
+      const { session_id, qr_content } = (await generate()).body.data;
+      const c = await createCustomer(t);
+      const scoped = await t.app.context.tokens.sign({ kind: 'customer', subject: c.id, partnerId: other.id });
+      const refused = await request(t.url, 'POST', '/en/app/qr-login/confirm', { headers: bearer(scoped.token), json: { code: qr_content } });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.code, 'INSUFFICIENT_PERMISSIONS');
+      assert.equal((await poll(session_id)).body.data.status, 'pending');
+
+      assert.equal((await app('confirm', c, qr_content)).status, 200);
+      clock.advanceMs(5 * 60_000 + 1000);
+      const late = await poll(session_id);
+      assert.equal(late.body.data.status, 'authenticated');
+      assert.equal(late.body.data.token, undefined, 'a till polling long after the confirm gets no token');
+    });
+
     it('rejection ends the session', async () => {
       const { session_id, qr_content } = (await generate()).body.data;
       const c = await createCustomer(t);

@@ -43,6 +43,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthKind | readonly AuthKind[];
     rateLimit?: boolean;
+    /** For Idempotency-Key: the route this one is an alias of (same request, same key). */
+    idempotencyRoute?: string;
   }
   interface FastifyRequest {
     principal: Principal | undefined;

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { AppError, ERRORS, type ErrorDefinition, type FieldErrors, type ErrorName } from '../shared/errors.js';
 import { isLocale, t, type Locale, type MessageKey, type MessageParams } from '../shared/i18n.js';
+import { unstorableTextFields } from '../shared/validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -252,6 +253,14 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
   // routes whose fields are all optional accept no body at all.
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.routeOptions.schema?.body !== undefined) req.body = {};
+    // Text PostgreSQL cannot store (U+0000, unpaired surrogates) is a 422 on its field, for
+    // every route, before any module builds a query with it.
+    const fields = [...unstorableTextFields(req.query), ...unstorableTextFields(req.body)];
+    if (fields.length > 0) {
+      const errors: FieldErrors = {};
+      for (const field of fields) errors[field] = [{ key: 'validation.unstorable_text' }];
+      throw new AppError(isSmsPath(req.url) ? 'SMS_VALIDATION' : 'VALIDATION', { fields: errors });
+    }
   });
 
   app.setNotFoundHandler((req, reply) => {

@@ -53,7 +53,9 @@ export class Idempotency {
   private fingerprint(req: FastifyRequest): string {
     const { locale: _locale, ...params } = (req.params ?? {}) as Record<string, unknown>;
     return createHmac('sha256', this.fingerprintKey)
-      .update(canonicalJson([req.method, req.routeOptions.url, params, req.body ?? null]))
+      // An alias route (transactions/award-points) names the route it is an alias of, so a
+      // retry through either path is the same request.
+      .update(canonicalJson([req.method, req.routeOptions.config.idempotencyRoute ?? req.routeOptions.url, params, req.body ?? null]))
       .digest('hex');
   }
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import { envelopeOf } from '../../shared/envelope.js';
-import { fieldError, notFound, unwrap } from '../../shared/errors.js';
+import { notFound, unwrap } from '../../shared/errors.js';
 import { DateTime, Envelope, errorResponses, LocaleParams, Name } from '../../shared/schemas.js';
 import type { CustomersService } from './customers.service.js';
 import type { OtpService } from './otp.service.js';
@@ -106,13 +106,7 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersSe
       },
     },
     async (req) => {
-      const birth = req.body.birth_date;
-      if (typeof birth === 'string') {
-        const d = new Date(`${birth}T00:00:00Z`);
-        if (d.getTime() > Date.now()) throw fieldError('birth_date', 'validation.date_in_future');
-        if (d.getUTCFullYear() < 1900) throw fieldError('birth_date', 'validation.minimum', { limit: '1900-01-01' });
-      }
-      const customer = await customers.updateProfile(principalOf(req, 'customer').customerId, req.body);
+      const customer = unwrap(await customers.updateProfile(principalOf(req, 'customer').customerId, req.body));
       if (!customer) throw notFound('resource.customer');
       return envelopeOf(req, customer, 'customers.profile_updated');
     },

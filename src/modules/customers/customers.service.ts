@@ -1,6 +1,7 @@
 // Customers: one account per phone number (DESIGN.md §2). Accounts are created by the
 // first successful sign-in (otp.service.ts); here they are read and their profile kept.
 import type { Db, Executor } from '../../infra/db/index.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { customersRepository as repo, partnerCustomersRepository, type CustomerRow, type ProfileFields } from './customers.repository.js';
 import type { PageWindow } from '../../shared/pagination.js';
@@ -56,14 +57,21 @@ export class CustomersService {
     return customerView(await repo.findOrCreateByPhone(tx, phone, this.clock.now()));
   }
 
-  async updateProfile(id: number, input: ProfileInput): Promise<CustomerView | undefined> {
+  async updateProfile(id: number, input: ProfileInput): Promise<Result<CustomerView | undefined>> {
+    if (typeof input.birth_date === 'string') {
+      const born = Date.parse(`${input.birth_date}T00:00:00Z`);
+      if (born > this.clock.now().getTime()) return fail('VALIDATION', { fields: { birth_date: [{ key: 'validation.date_in_future' }] } });
+      if (born < Date.parse('1900-01-01T00:00:00Z')) {
+        return fail('VALIDATION', { fields: { birth_date: [{ key: 'validation.minimum', params: { limit: '1900-01-01' } }] } });
+      }
+    }
     const fields: ProfileFields = {};
     if (input.name !== undefined) fields.name = input.name === null ? null : input.name.trim();
     if (input.email !== undefined) fields.email = input.email === null ? null : input.email.trim().toLowerCase();
     if (input.birth_date !== undefined) fields.birthDate = input.birth_date;
     if (input.language !== undefined) fields.language = input.language;
     const row = await repo.updateProfile(this.db, id, fields, this.clock.now());
-    return row && customerView(row);
+    return ok(row && customerView(row));
   }
 
   /** The partner's customers: those holding one of its cards. */

@@ -117,8 +117,11 @@ export class OtpService {
       if (!challenge || challenge.consumedAt !== null) return this.refused('otp.no_code');
       if (challenge.expiresAt.getTime() <= now.getTime()) return this.refused('otp.expired');
       if (challenge.attempts >= OTP_MAX_ATTEMPTS) {
+        // Retry-After: when a new code may be requested.
+        const wait = retryAfter(challenge.sentAt.getTime() + OTP_RESEND_AFTER_MS - now.getTime());
         return fail('RATE_LIMIT_EXCEEDED', {
           message: 'otp.too_many_attempts',
+          headers: { 'retry-after': String(wait) },
           items: [{ field: 'code', code: 'RATE_LIMIT_EXCEEDED', key: 'otp.too_many_attempts' }],
         });
       }

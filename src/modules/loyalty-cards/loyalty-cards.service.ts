@@ -79,8 +79,8 @@ export class LoyaltyCardsService {
   }
 
   /**
-   * A card in a programme for the customer. `partnerScope` (a partner-scoped customer token,
-   * or the partner's API credentials) limits which programmes exist for the caller.
+   * A card in a programme for the customer. `partnerScope` (the partner of a QR-login
+   * customer token) limits which programmes exist for the caller.
    */
   async create(
     tx: Executor,
@@ -165,7 +165,8 @@ export class LoyaltyCardsService {
     if (!card) return undefined;
     const [customer, programme] = await Promise.all([
       this.deps.customers.get(card.user_id),
-      this.deps.partnerCards.programme(this.db, card.partner_card_id),
+      // A card outlives its programme's deletion: its holder can still be shown and spend.
+      this.deps.partnerCards.programme(this.db, card.partner_card_id, { includeDeleted: true }),
     ]);
     const rates = displayRates({
       ...programme!,
@@ -182,7 +183,7 @@ export class LoyaltyCardsService {
         title: programme!.title,
         is_active: programme!.isActive,
         points_enabled: programme!.pointsEnabled,
-        points_redemption_enabled: programme!.pointsRedemptionEnabled,
+          points_redemption_enabled: programme!.pointsRedemptionEnabled,
         ...rates,
         min_points_for_redemption: programme!.minPointsForRedemption,
         max_points_per_redemption: programme!.maxPointsPerRedemption,

@@ -99,7 +99,15 @@ function programmeProperties(withDefaults: boolean) {
     ),
     auto_assign: Type.Optional(Flag('Give the card to new customers automatically.', d?.autoAssign)),
     points_enabled: Type.Optional(Flag('Whether purchases earn points.', d?.pointsEnabled)),
-    initial_bonus_points: Type.Optional(Count('Points given when a customer gets the card.', d?.initialBonusPoints)),
+    // The bonus is one ledger entry: at most what one operation may move (points/ledger.service.ts).
+    initial_bonus_points: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000_000,
+        description: 'Points given when a customer gets the card.',
+        ...(d?.initialBonusPoints !== undefined ? { default: d.initialBonusPoints } : {}),
+      }),
+    ),
     points_expiration_days: Type.Optional(
       Nullable(Type.Integer({ minimum: 1, maximum: MAX_EXPIRATION_DAYS }), {
         description: 'Days until earned points expire; null means never.',

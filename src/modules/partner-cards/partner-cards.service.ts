@@ -435,15 +435,17 @@ export class PartnerCardsService {
   }
 
   /**
-   * What issuing a loyalty card needs to know about a programme, whoever's it is (callers
-   * check the owner). A deleted programme does not exist for issuing.
+   * What issuing (or showing) a loyalty card needs to know about a programme, whoever's it is
+   * (callers check the owner). A deleted programme does not exist for issuing.
    */
-  async programme(tx: Executor, id: number): Promise<ProgrammeForIssue | undefined> {
+  async programme(tx: Executor, id: number, opts: { includeDeleted?: boolean } = {}): Promise<ProgrammeForIssue | undefined> {
     const [row] = await tx
       .select(programmeColumns)
       .from(partnerCards)
-      .where(and(eq(partnerCards.id, id), isNull(partnerCards.deletedAt)));
-    return row;
+      .where(opts.includeDeleted ? eq(partnerCards.id, id) : and(eq(partnerCards.id, id), isNull(partnerCards.deletedAt)));
+    if (!row) return undefined;
+    // A deleted programme is shown as inactive.
+    return { ...row, isActive: row.isActive && row.deletedAt === null };
   }
 
   /** The partner's active programmes that assign a card to every new customer. */
@@ -465,6 +467,7 @@ export class PartnerCardsService {
 
 const programmeColumns = {
   id: partnerCards.id,
+  deletedAt: partnerCards.deletedAt,
   partnerId: partnerCards.partnerId,
   isActive: partnerCards.isActive,
   pointsEnabled: partnerCards.pointsEnabled,
@@ -481,6 +484,7 @@ const programmeColumns = {
 
 export interface ProgrammeForIssue {
   id: number;
+  deletedAt: Date | null;
   partnerId: number;
   isActive: boolean;
   pointsEnabled: boolean;

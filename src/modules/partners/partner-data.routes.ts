@@ -12,6 +12,7 @@ import type { CustomersService } from '../customers/customers.service.js';
 import { LoyaltyCard } from '../loyalty-cards/loyalty-cards.schemas.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import { Transaction, TransactionFilterQuery } from '../points/points.schemas.js';
+import type { PointsLedger } from '../points/ledger.service.js';
 import type { PointsService } from '../points/points.service.js';
 import { filterOf } from '../points/transaction-filter.js';
 import { Partner } from './partners.schemas.js';
@@ -37,7 +38,8 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
   customers: CustomersService;
   cards: LoyaltyCardsService;
   points: PointsService;
-}> = async (app, { partners, customers, cards, points }) => {
+  ledger: PointsLedger;
+}> = async (app, { partners, customers, cards, points, ledger }) => {
   app.get(
     '/:locale/partners/:id',
     {
@@ -75,6 +77,7 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
       const { partnerId } = principalOf(req, 'partner');
       const page = pageWindow(req.query);
       const { items, total } = await customers.listForPartner(partnerId, req.query.search?.trim() || undefined, page);
+      await ledger.refreshDue({ partnerId });
       const held = await cards.ofCustomers(partnerId, items.map((c) => c.id));
       const data = items.map((c) => {
         const own = held.get(c.id) ?? [];

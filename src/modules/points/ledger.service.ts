@@ -21,6 +21,8 @@ export const MAX_POINTS_PER_OPERATION = 10_000_000;
 /** Largest balance a card may hold (the column is a 32-bit integer). */
 export const MAX_BALANCE = 2_000_000_000;
 const DAY_MS = 86_400_000;
+/** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
+const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
 
 export interface TransactionView {
   id: number;
@@ -176,6 +178,8 @@ export class PointsLedger {
       return failOn('INVALID_STATE', 'card_id', 'points.redemption_disabled', { meta: { points_redemption_enabled: false } });
     }
     const range = { min_points: rules.minPointsForRedemption, max_points: rules.maxPointsPerRedemption };
+    const value = redemptionValue(input.points, rules);
+    if (value > MAX_AMOUNT_UNITS) return failOn('OUT_OF_RANGE', 'points', 'points.redemption_value_too_large', { meta: range });
     if (input.points < rules.minPointsForRedemption) {
       return failOn('OUT_OF_RANGE', 'points', 'points.below_redemption_minimum', { params: { limit: rules.minPointsForRedemption }, meta: range });
     }
@@ -189,7 +193,7 @@ export class PointsLedger {
       type: 'deduct',
       points: input.points,
       shopId: input.shopId,
-      amount: formatAmount(redemptionValue(input.points, rules)),
+      amount: formatAmount(value),
       reason: input.reason ?? null,
     });
     return ok(view);
@@ -295,6 +299,13 @@ export class PointsLedger {
     if (original.points < 0) {
       // Give back exactly the lots the spend drew from.
       const draws = await repo.drawsOf(tx, original.id);
+      // A lot whose earning was reversed is void: the earning's reversal already settled the
+      // points this spend took from it (from other lots, or as points_not_recovered), so
+      // giving them back now would create points — or give back the wrong ones. Voiding the
+      // spend has to come before refunding the purchase that funded it.
+      if (await repo.anyEarningReversed(tx, draws.map((d) => d.lotId))) {
+        return failOn('INVALID_STATE', 'id', 'points.spend_of_reversed_earning', { meta: { status: 'earning_reversed' } });
+      }
       const restored = -original.points;
       if (card.pointsBalance + restored > MAX_BALANCE) return tooLarge(card.pointsBalance, restored);
       const extra = draws.reduce<Date | null>((min, d) => (d.expiresAt && (!min || d.expiresAt < min) ? d.expiresAt : min), null);
@@ -362,17 +373,39 @@ export class PointsLedger {
     await this.writeEntry(tx, card, entry);
   }
 
-  /** Expire due lots on cards nobody touched; returns how many cards were processed. */
-  async sweepExpired(limit = 200): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const now = this.clock.now();
-      const ids = await repo.lockDueCards(tx, now, limit);
-      for (const id of ids) {
+  /**
+   * Expire due lots on cards nobody touched; returns how many cards it expired. Each
+   * card is its own transaction (short locks); a card another transaction holds is skipped
+   * until the next sweep, and one card failing does not stop the others.
+   */
+  async sweepExpired(limit = 200, log?: { error(obj: object, msg?: string): void }): Promise<number> {
+    const now = this.clock.now();
+    let expired = 0;
+    for (const id of await repo.dueCards(this.db, now, limit)) {
+      try {
+        const done = await this.db.transaction(async (tx) => {
+          if (!(await repo.tryLockCard(tx, id))) return false;
+          const card = await repo.lockCard(tx, { cardId: id }, null);
+          if (card) await this.expireDue(tx, card, now);
+          return true;
+        });
+        if (done) expired++;
+      } catch (err) {
+        log?.error({ err, card_id: id }, 'points expiry of a card failed; retried at the next sweep');
+      }
+    }
+    return expired;
+  }
+
+  /** Apply due expiries on every card of an owner (before totals are shown). */
+  async refreshDue(owner: { partnerId?: number; customerId?: number }): Promise<void> {
+    const now = this.clock.now();
+    for (const id of await repo.dueCards(this.db, now, 1000, owner)) {
+      await this.db.transaction(async (tx) => {
         const card = await repo.lockCard(tx, { cardId: id }, null);
         if (card) await this.expireDue(tx, card, now);
-      }
-      return ids.length;
-    });
+      });
+    }
   }
 
   /** Apply due expiries on a card before it is shown (a no-op unless a lot is past due). */

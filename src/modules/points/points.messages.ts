@@ -41,12 +41,21 @@ export const pointsMessages = {
     en: 'A transaction of type {type} cannot be reversed',
     lt: 'Šio tipo ({type}) operacijos atšaukti negalima',
   },
+  'points.spend_of_reversed_earning': {
+    en: 'This spend used points of an earning that was already reversed; reverse spends before the purchase that funded them',
+    lt: 'Šiai operacijai panaudoti jau atšaukto kaupimo taškai; pirmiausia atšaukite panaudojimą, tik tada pirkimą',
+  },
+  'points.redemption_value_too_large': {
+    en: 'The value of these points is larger than one transaction can hold',
+    lt: 'Šių taškų vertė viršija vienos operacijos ribą',
+  },
   'points.already_reversed': { en: 'The transaction was already reversed', lt: 'Operacija jau atšaukta' },
   'points.bulk_failed': {
     en: 'No adjustment was applied: {count} rows failed',
     lt: 'Nepritaikyta nė viena korekcija: nepavyko eilučių: {count}',
   },
   'points.range_order': { en: 'Must be after from', lt: 'Turi būti vėliau nei from' },
+  'points.date_out_of_range': { en: 'Must be a date from year 1 to 9999', lt: 'Turi būti data nuo 1 iki 9999 metų' },
   'points.invalid_amount': {
     en: 'Must be a positive amount in EUR with at most 4 decimals, up to 1000000000',
     lt: 'Turi būti teigiama suma eurais, ne daugiau kaip 4 skaitmenys po kablelio, iki 1000000000',

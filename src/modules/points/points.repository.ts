@@ -225,6 +225,17 @@ export const pointsRepository = {
     }));
   },
 
+  /** Whether any of these lots was earned by a transaction that has since been reversed. */
+  async anyEarningReversed(db: Executor, lotIds: number[]): Promise<boolean> {
+    if (lotIds.length === 0) return false;
+    const result = await db.execute(sql`
+      select exists (
+        select 1 from points_lots l join points_transactions r on r.reverses_id = l.transaction_id
+        where l.id = any(${intArray(lotIds)}::int[])
+      ) as reversed`);
+    return rowsOf<{ reversed: boolean }>(result)[0]?.reversed === true;
+  },
+
   async isReversed(db: Executor, transactionId: number): Promise<boolean> {
     const [row] = await db.select({ id: pointsTransactions.id }).from(pointsTransactions).where(eq(pointsTransactions.reversesId, transactionId));
     return row !== undefined;
@@ -291,16 +302,24 @@ export const pointsRepository = {
     return rows.map((r) => ({ expiresAt: r.expiresAt!, points: Number(r.points) }));
   },
 
-  /** Cards with lots past expiry, locked for this sweep; cards another node is sweeping are skipped. */
-  async lockDueCards(db: Executor, now: Date, limit: number): Promise<number[]> {
+  /** Cards with lots past expiry (of one owner, or all), soonest first. */
+  async dueCards(db: Executor, now: Date, limit: number, owner: { partnerId?: number; customerId?: number } = {}): Promise<number[]> {
+    const conditions = [sql`${loyaltyCards.nextExpiryAt} <= ${now.toISOString()}::timestamptz`];
+    if (owner.partnerId !== undefined) conditions.push(eq(loyaltyCards.partnerId, owner.partnerId));
+    if (owner.customerId !== undefined) conditions.push(eq(loyaltyCards.customerId, owner.customerId));
     const rows = await db
       .select({ id: loyaltyCards.id })
       .from(loyaltyCards)
-      .where(sql`${loyaltyCards.nextExpiryAt} <= ${now.toISOString()}::timestamptz`)
+      .where(and(...conditions))
       .orderBy(asc(loyaltyCards.nextExpiryAt))
-      .limit(limit)
-      .for('update', { skipLocked: true });
+      .limit(limit);
     return rows.map((r) => r.id);
+  },
+
+  /** Lock one card unless another transaction holds it (the sweep skips busy cards). */
+  async tryLockCard(db: Executor, cardId: number): Promise<boolean> {
+    const rows = await db.select({ id: loyaltyCards.id }).from(loyaltyCards).where(eq(loyaltyCards.id, cardId)).for('update', { skipLocked: true });
+    return rows.length > 0;
   },
 
   /** Lock several cards of a partner in id order (the order every multi-card operation uses, so they cannot deadlock). */

@@ -69,7 +69,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
     app.post(
       path,
       {
-        config: { auth: 'api' },
+        config: { auth: 'api', idempotencyRoute: '/:locale/shop/transactions/create' },
         schema: {
           tags: ['shop'],
           summary,

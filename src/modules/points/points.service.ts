@@ -44,6 +44,8 @@ export class PointsService {
   }
 
   async summary(scope: TransactionScope, filter: TransactionFilter) {
+    // Totals include the current balances: lots past their expiry are expired first.
+    await this.deps.ledger.refreshDue(scope);
     const s = await repo.summary(this.deps.db, scope, filter);
     const owner: CardOwner = { partnerId: scope.partnerId, customerId: scope.customerId };
     let totals = { cards: 0, points: 0 };
@@ -60,7 +62,8 @@ export class PointsService {
       points_expired: Number(s.expired),
       points_reversed: Number(s.reversed),
       purchases: Number(s.purchases),
-      purchase_amount: amountToJson(String(s.purchaseAmount)),
+      // A sum may exceed one amount's range; JSON shows it with at most 4 decimals.
+      purchase_amount: Number(Number(s.purchaseAmount).toFixed(4)),
       cards: totals.cards,
       points_balance: totals.points,
     };

@@ -13,12 +13,21 @@ export interface TransactionFilterInput {
   to?: string;
 }
 
-/** A date (a whole UTC day) or a date-time; a `to` date includes its day. */
-function dateBound(value: string, field: string, end: boolean): Date {
+const FIRST = Date.parse('0001-01-01T00:00:00Z');
+const LAST = Date.parse('9999-12-31T00:00:00Z');
+
+/**
+ * A date (a whole UTC day) or a date-time; a `to` date includes its day. Undefined means
+ * "no bound" (the last day there is). Years outside 1–9999 are refused: PostgreSQL has no
+ * year 0, and ISO text past 9999 is not a timestamp it reads.
+ */
+function dateBound(value: string, field: string, end: boolean): Date | undefined {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const d = new Date(day ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(d.getTime())) throw fieldError(field, 'validation.format', { format: 'date-time' });
-  return day && end ? new Date(d.getTime() + 86_400_000) : d;
+  if (d.getTime() < FIRST || d.getTime() >= LAST + 86_400_000) throw fieldError(field, 'points.date_out_of_range');
+  if (day && end) return d.getTime() >= LAST ? undefined : new Date(d.getTime() + 86_400_000);
+  return d;
 }
 
 export function filterOf(q: TransactionFilterInput): TransactionFilter {
@@ -27,8 +36,10 @@ export function filterOf(q: TransactionFilterInput): TransactionFilter {
   if (q.type !== undefined) f.type = q.type;
   if (q.user_id !== undefined) f.customerId = q.user_id;
   if (q.shop_id !== undefined) f.shopId = q.shop_id;
-  if (q.from !== undefined) f.from = dateBound(q.from, 'from', false);
-  if (q.to !== undefined) f.to = dateBound(q.to, 'to', true);
+  const from = q.from === undefined ? undefined : dateBound(q.from, 'from', false);
+  const to = q.to === undefined ? undefined : dateBound(q.to, 'to', true);
+  if (from) f.from = from;
+  if (to) f.to = to;
   if (f.from && f.to && f.from >= f.to) throw fieldError('to', 'points.range_order');
   return f;
 }

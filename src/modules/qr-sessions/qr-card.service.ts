@@ -56,7 +56,11 @@ export class QrCardService {
       });
     }
     const row = await repo.shareCard(deps.db, codeHash, card.id, deps.clock.now());
-    if (!row) return invalidState(effectiveStatus(session, ['pending'], deps.clock.now()));
+    if (!row) {
+      // Lost to a concurrent share, or expired: report the state as it is now.
+      const current = (await repo.findCardByCode(deps.db, codeHash)) ?? session;
+      return invalidState(effectiveStatus(current, ['pending'], deps.clock.now()));
+    }
     const data = await this.cardData(row);
     await publishQuietly(deps, `qr-card.${row.id}`, { status: 'scanned', seq: row.seq, card: data });
     return ok({ status: 'scanned' as const, card_id: card.id });

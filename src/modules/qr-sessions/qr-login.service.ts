@@ -68,8 +68,11 @@ export function effectiveStatus<S extends string>(row: { status: S; expiresAt: D
 }
 
 export async function publishQuietly(deps: QrDeps, channel: string, data: Record<string, unknown>) {
-  // The change is committed; a client that missed the event learns it from the poll.
-  await deps.publish(channel, 'status_update', data).catch((err: unknown) => deps.log.warn({ err, channel }, 'realtime publish failed'));
+  // The change is committed; a client that missed the event learns it from the poll. The
+  // channel name holds the secret session id: only a digest of it reaches the log.
+  await deps.publish(channel, 'status_update', data).catch((err: unknown) =>
+    deps.log.warn({ err, channel_digest: sha256Hex(channel).slice(0, 16) }, 'realtime publish failed'),
+  );
 }
 
 export interface PollView {
@@ -124,7 +127,9 @@ export class QrLoginService {
     const view: PollView = { session_id: row.id, status, device_name: row.deviceName, expires_at: iso(row.expiresAt) };
     if (status === 'authenticated' && row.customerId !== null) {
       view.user = (await deps.customers.get(row.customerId))!;
-      if (await repo.claimToken(deps.db, row.id, now)) view.token = await this.tokenFor(row);
+      // Handed out once, and only while the till could still be waiting for it.
+      const fresh = row.completedAt !== null && now.getTime() - row.completedAt.getTime() <= QR_SESSION_TTL_MS;
+      if (fresh && (await repo.claimToken(deps.db, row.id, now))) view.token = await this.tokenFor(row);
     }
     return view;
   }

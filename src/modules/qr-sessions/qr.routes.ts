@@ -1,11 +1,12 @@
 // QR login and QR card identification: the till's side (API credentials, /shop/...) and the
 // app's side (customer JWT, /app/...), plus send-app-link.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
-import { notFound, unwrap } from '../../shared/errors.js';
+import { AppError, notFound, unwrap } from '../../shared/errors.js';
 import { DateTime, Envelope, errorResponses, IdParam, LocaleParam, LocaleParams, Name } from '../../shared/schemas.js';
 import { CardInfo } from '../loyalty-cards/loyalty-cards.schemas.js';
 import { Customer } from '../customers/customers.routes.js';
@@ -180,6 +181,16 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  /**
+   * The app's own customer (OTP sign-in). A token from a partner's QR login is scoped to that
+   * partner (DESIGN.md §5) and cannot act in the app, e.g. confirm another partner's login.
+   */
+  const appCustomer = (req: FastifyRequest): number => {
+    const p = principalOf(req, 'customer');
+    if (p.partnerId !== undefined) throw new AppError('INSUFFICIENT_PERMISSIONS');
+    return p.customerId;
+  };
+
   const CodeBody = Type.Object({ code: ScanCode });
   const appRoute = (path: string, summary: string, description: string) => ({
     path,
@@ -193,7 +204,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     scan.path,
     { ...scan.options, schema: { ...scan.options.schema, body: CodeBody, response: { 200: Envelope(AppSession), ...errorResponses(400, 401, 403, 404, 409, 422, 429) } } },
-    async (req) => envelopeOf(req, unwrap(await login.scan(principalOf(req, 'customer').customerId, req.body.code)), 'qr.scanned'),
+    async (req) => envelopeOf(req, unwrap(await login.scan(appCustomer(req), req.body.code)), 'qr.scanned'),
   );
 
   const confirm = appRoute('/:locale/app/qr-login/confirm', 'Confirm a QR login', 'Signs the customer in at the till: it receives status_update {status: authenticated, user, token}. A second confirm, or one after expiry, is 409 INVALID_STATE.');
@@ -207,7 +218,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(Type.Object({ status: Type.Literal('authenticated'), user: Customer })), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await login.confirm(principalOf(req, 'customer').customerId, req.body.code)), 'qr.confirmed'),
+    async (req) => envelopeOf(req, unwrap(await login.confirm(appCustomer(req), req.body.code)), 'qr.confirmed'),
   );
 
   const reject = appRoute('/:locale/app/qr-login/reject', 'Reject a QR login', 'The till receives status_update {status: rejected}.');
@@ -221,7 +232,7 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(Type.Object({ status: Type.Literal('rejected') })), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await login.reject(principalOf(req, 'customer').customerId, req.body.code)), 'qr.rejected'),
+    async (req) => envelopeOf(req, unwrap(await login.reject(appCustomer(req), req.body.code)), 'qr.rejected'),
   );
 
   const share = appRoute('/:locale/app/qr-card/scan', 'Share a card with a till', "Shares one of the customer's own cards (in the till's partner's programmes) with the QR card session.");
@@ -235,6 +246,6 @@ export const qrRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: Envelope(Type.Object({ status: Type.Literal('scanned'), card_id: Type.Integer() })), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await card.share(principalOf(req, 'customer').customerId, req.body.code, req.body.card_id)), 'qr.card_shared'),
+    async (req) => envelopeOf(req, unwrap(await card.share(appCustomer(req), req.body.code, req.body.card_id)), 'qr.card_shared'),
   );
 };

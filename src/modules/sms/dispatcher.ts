@@ -39,6 +39,8 @@ export class SmsDispatcher {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Not started (the CLI, tests without workers): a send's wake-up must not dispatch. */
+  private started = false;
   /** Sweeps (expiry, in-doubt) run on a slower cadence than dispatch; 0 = due now. */
   private lastSweep = 0;
 
@@ -52,6 +54,8 @@ export class SmsDispatcher {
 
   async start(): Promise<void> {
     await this.carrier.start((receipt, tx) => this.recordReceipt(receipt, tx));
+    this.started = true;
+    this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.options.pollMs);
     this.timer.unref();
     this.wake();
@@ -59,7 +63,7 @@ export class SmsDispatcher {
 
   /** Run a tick now (or right after the running one). */
   wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.started) return;
     if (this.running) {
       this.again = true;
       return;

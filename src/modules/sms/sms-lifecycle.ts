@@ -10,7 +10,7 @@
 // current status (so racing workers cannot apply two), records a status event, refunds when
 // the rule says so and — when the sender asked for receipts — queues the signed webhook, all in
 // the caller's transaction.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { amountToJson, parseAmount } from '../../shared/money.js';
 import { iso } from '../../shared/time.js';
@@ -83,12 +83,15 @@ export class SmsLifecycle {
     opts: TransitionOptions = {},
   ): Promise<SmsMessageRow | undefined> {
     const at = opts.at ?? new Date();
-    const set: Partial<typeof smsMessages.$inferInsert> = { status: to };
+    const set: Partial<Omit<typeof smsMessages.$inferInsert, 'body'>> & { body?: SQL } = { status: to };
     if (to === 'sent') set.sentAt = at;
     if (to === 'delivered') set.deliveredAt = at;
     if (to === 'failed') set.failedAt = at;
     if (to === 'expired') set.expiredAt = at;
     if (opts.error !== undefined) set.errorMessage = opts.error;
+    // The platform's own messages carry sign-in codes: once the text has left for the carrier
+    // (or never will), its digits are not kept.
+    set.body = sql`case when ${smsMessages.partnerId} is null then regexp_replace(${smsMessages.body}, '[0-9]', '•', 'g') else ${smsMessages.body} end`;
     const [row] = await tx
       .update(smsMessages)
       .set(set)
