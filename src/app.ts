@@ -15,7 +15,11 @@ import openapiPlugin from './infra/openapi.js';
 import { RateLimiter } from './infra/rate-limit.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { randomToken } from './shared/crypto.js';
+import type { MailTuning } from './infra/mail/mail.service.js';
+import { adminPartnersRoutes } from './modules/admin/admin-partners.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
+import { commissionRoutes } from './modules/commission/commission.routes.js';
+import { partnerMessagesRoutes } from './modules/partner-messages/partner-messages.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
@@ -33,6 +37,8 @@ export interface BuildOptions {
   workers?: boolean;
   /** Webhook worker tuning (tests: a fast retry schedule). */
   webhooks?: WebhooksTuning;
+  /** Mail worker tuning (tests: a fast retry schedule). */
+  mail?: MailTuning;
 }
 
 export interface App {
@@ -68,6 +74,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log: fastify.log,
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.mail ? { mail: opts.mail } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 
@@ -102,6 +109,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   await fastify.register(systemRoutes, { system });
   await fastify.register(adminRoutes, { admin: services.admin, partners: services.partners, idempotency });
+  await fastify.register(adminPartnersRoutes, { stats: services.adminStats, partners: services.partners, mail: services.mail, idempotency });
+  await fastify.register(commissionRoutes, { commission: services.commission, partners: services.partners });
+  await fastify.register(partnerMessagesRoutes, {
+    messages: services.partnerMessages,
+    partners: services.partners,
+    limits: { maxBytes: config.files.maxBytes, maxFiles: config.files.maxFiles },
+  });
   await fastify.register(partnersRoutes, { partners: services.partners });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
@@ -112,18 +126,20 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   fastify.addHook('preClose', async () => {
     migrated = false;
   });
-  // Background workers: SMS dispatch and the webhook outbox. onClose hooks run last-added
+  // Background workers: SMS dispatch, the webhook outbox and the mail outbox. onClose hooks run last-added
   // first, after the server stopped accepting and in-flight requests finished: the workers
   // stop before the store (whose hook was added first) closes.
   const workers = opts.workers ?? true;
   if (workers) {
     fastify.addHook('onClose', async () => services.webhooks.stop());
+    fastify.addHook('onClose', async () => services.mail.stop());
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
   }
   await fastify.ready();
   if (workers) {
     await context.workers.smsDispatcher.start();
     await services.webhooks.start();
+    await services.mail.start();
   }
   return { fastify, context };
 }

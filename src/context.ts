@@ -6,9 +6,14 @@ import { openDatabase, type Database } from './infra/db/index.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
+import { LocalFileStore } from './infra/files.js';
+import { MailService, type MailTuning } from './infra/mail/mail.service.js';
 import { WebhooksService, type WebhooksTuning } from './infra/webhooks/webhooks.service.js';
 import { randomToken } from './shared/crypto.js';
+import { AdminStatsService } from './modules/admin/admin-stats.service.js';
 import { AdminService } from './modules/admin/admin.service.js';
+import { CommissionService } from './modules/commission/commission.service.js';
+import { PartnerMessagesService } from './modules/partner-messages/partner-messages.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
@@ -43,6 +48,11 @@ export interface Context {
     demo: DemoService;
     /** Outgoing webhooks: enqueue(tx, event) in any module; the worker is started by app.ts. */
     webhooks: WebhooksService;
+    adminStats: AdminStatsService;
+    commission: CommissionService;
+    partnerMessages: PartnerMessagesService;
+    /** Outgoing e-mail: enqueue(tx, mail) in any module; the worker is started by app.ts. */
+    mail: MailService;
   };
   /** Background work (SMS dispatch); started by the server, not by the CLI. */
   workers: { smsDispatcher: SmsDispatcher };
@@ -58,6 +68,8 @@ export interface ContextOptions {
   log: Logger;
   /** Webhook worker tuning (tests: a fast retry schedule). */
   webhooks?: WebhooksTuning;
+  /** Mail worker tuning (tests: a fast retry schedule). */
+  mail?: MailTuning;
 }
 
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {
@@ -98,6 +110,10 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       carrierName: carrier.name,
       onQueued: () => smsDispatcher.wake(),
     });
+    const adminStats = new AdminStatsService(database.db, systemClock);
+    const commission = new CommissionService(database.db, systemClock);
+    const partnerMessages = new PartnerMessagesService(database.db, new LocalFileStore(config.files.dir));
+    const mail = new MailService(database, config, { log: opts.log, ...opts.mail });
     const demo = new DemoService({
       database,
       admin,
@@ -118,7 +134,21 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       database,
       redis,
       tokens,
-      services: { admin, partners, apiKeys, shops, partnerCards, smsAccounts, sms, demo, webhooks },
+      services: {
+        admin,
+        partners,
+        apiKeys,
+        shops,
+        partnerCards,
+        smsAccounts,
+        sms,
+        demo,
+        webhooks,
+        adminStats,
+        commission,
+        partnerMessages,
+        mail,
+      },
       workers: { smsDispatcher },
       close: async () => {
         if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -1,5 +1,8 @@
 // One catalogue for every user-facing message, in both locales of the spec.
 // A unit test checks that no message is missing a translation or a placeholder.
+import { adminMessages } from '../modules/admin/admin.messages.js';
+import { commissionMessages } from '../modules/commission/commission.messages.js';
+import { partnerMessagesMessages } from '../modules/partner-messages/partner-messages.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -144,7 +147,7 @@ const core = {
 } as const;
 
 // Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = { ...core, ...smsMessages } as const satisfies Record<string, Record<Locale, string>>;
+const catalogue = { ...core, ...smsMessages, ...adminMessages, ...commissionMessages, ...partnerMessagesMessages } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;
 export type MessageParams = Record<string, string | number>;
