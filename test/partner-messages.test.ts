@@ -205,6 +205,9 @@ describe('messages with attachments', () => {
     assert.deepEqual(Object.keys(long.body.errors), ['body']);
     const okLong = await postForm(`/en/partners/messages`, a.token, { body: 'ą'.repeat(10_000) });
     assert.equal(okLong.status, 201, okLong.text);
+    const nothing = await request(t.url, 'POST', '/en/partners/messages', { headers: bearer(a.token) });
+    assert.equal(nothing.status, 422, nothing.text);
+    assert.deepEqual(Object.keys(nothing.body.errors), ['body']);
     for (const json of [{}, { body: '' }, { body: '   ' }, { body: 5 }]) {
       const res = await request(t.url, 'POST', `/en/admin/partners/${a.id}/messages`, { headers: bearer(admin.token), json });
       assert.equal(res.status, 422, res.text);

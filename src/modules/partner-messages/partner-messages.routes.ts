@@ -209,7 +209,9 @@ async function postMessage(
       throw err;
     }
   } else {
-    text = (req.body as { body: string }).body;
+    // Validated by the JSON schema when sent as JSON; a request with no body at all is not.
+    const json = req.body as { body?: string } | undefined;
+    text = checkBodyText(json?.body);
   }
   const view = await messages.post(partnerId, author, text, uploads);
   reply.code(201);
