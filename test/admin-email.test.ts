@@ -197,6 +197,8 @@ describe('admin e-mail over SMTP', () => {
       [{ subject: 'Hi', body: '' }, ['body']],
       [{ subject: 'Hi', body: 'b'.repeat(50_001) }, ['body']],
       [{ subject: 12, body: 'x' }, ['subject']],
+      [{ subject: 'Hi\u0000', body: 'x' }, ['subject']],
+      [{ subject: 'Hi', body: 'x\u0000y' }, ['body']],
     ];
     for (const [json, fields] of cases) assertShapeA(await sendEmail(p.id, json), fields, JSON.stringify(json).slice(0, 60));
     assert.equal((await sendEmail(p.id, { subject: 's'.repeat(200), body: 'b'.repeat(50_000) })).status, 202);

@@ -282,6 +282,8 @@ describe('GET /admin/partners/stats', () => {
     await shapeA('?from=2024-01-01&to=2025-01-01', ['to']);
     await shapeA('?from=2024-02-30', ['from']);
     await shapeA('?to=yesterday', ['to']);
+    await shapeA('?from=0000-01-01&to=0000-01-02', ['from', 'to']);
+    await shapeA('?from=2999-12-31&to=3000-01-01', ['to']);
     await shapeA('?partner_id=abc', ['partner_id']);
     assert.equal((await stats('?from=2024-01-01&to=2024-12-31')).status, 200, '366 days (a leap year) are allowed');
     const missing = await stats('?partner_id=2000000000');

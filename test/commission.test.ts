@@ -103,6 +103,8 @@ describe('commission rates', () => {
       [{}, 'rate_percent'],
       [{ rate_percent: 5, valid_from: '2024-02-30' }, 'valid_from'],
       [{ rate_percent: 5, valid_from: '01.02.2024' }, 'valid_from'],
+      [{ rate_percent: 5, valid_from: '0000-01-01' }, 'valid_from'],
+      [{ rate_percent: 5, valid_from: '3000-01-01' }, 'valid_from'],
     ];
     for (const [body, field] of cases) assertShapeA(await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, body), [field]);
     assert.deepEqual((await rates()).body.data, before);
@@ -255,6 +257,8 @@ describe('commission figures', () => {
     assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: month(0) }), ['period']);
     assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: month(3) }), ['period']);
     assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '2024-13' }), ['period']);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '0000-01' }), ['period']);
+    assertShapeA(await asAdmin('GET', `/en/admin/partners/${q.id}/commission?period=1969-12`), ['period']);
     assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/unlock`, {}), ['period']);
     const res = await request(t.url, 'POST', `/en/admin/partners/${q.id}/commission/lock`, { headers: bearer(admin.token) });
     assert.equal(res.status, 200, res.text);

@@ -208,7 +208,9 @@ describe('messages with attachments', () => {
     const nothing = await request(t.url, 'POST', '/en/partners/messages', { headers: bearer(a.token) });
     assert.equal(nothing.status, 422, nothing.text);
     assert.deepEqual(Object.keys(nothing.body.errors), ['body']);
-    for (const json of [{}, { body: '' }, { body: '   ' }, { body: 5 }]) {
+    const nul = await postForm(`/en/partners/messages`, a.token, { body: 'a\u0000b' });
+    assert.equal(nul.status, 422, nul.text);
+    for (const json of [{}, { body: '' }, { body: '   ' }, { body: 5 }, { body: 'a\u0000b' }]) {
       const res = await request(t.url, 'POST', `/en/admin/partners/${a.id}/messages`, { headers: bearer(admin.token), json });
       assert.equal(res.status, 422, res.text);
       assert.deepEqual(Object.keys(res.body.errors), ['body']);

@@ -23,7 +23,14 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((dayStart(to).getTime() - dayStart(from).getTime()) / 86_400_000);
 }
 
-export const PERIOD_PATTERN = '^[0-9]{4}-(0[1-9]|1[0-2])$';
+/**
+ * Years 1970..2999: wide enough for any business date, and every day and month in it (and the
+ * day after) is valid for JavaScript's Date and PostgreSQL alike (PostgreSQL has no year 0).
+ */
+const YEAR = '(19[7-9][0-9]|2[0-9]{3})';
+export const PERIOD_PATTERN = `^${YEAR}-(0[1-9]|1[0-2])$`;
+/** With format "date": a calendar day in the supported years. */
+export const DAY_PATTERN = `^${YEAR}-`;
 
 /** The month of a moment, "YYYY-MM". */
 export function monthOf(d: Date): string {

@@ -9,6 +9,7 @@ import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, Name, PageQuery } from '../../shared/schemas.js';
+import { DAY_PATTERN } from '../../shared/calendar.js';
 import { POINTS_TRANSACTION_TYPES } from '../points/points.tables.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import { DEFAULT_STATS_DAYS, MAX_STATS_DAYS, type AdminStatsService } from './admin-stats.service.js';
@@ -80,8 +81,8 @@ export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
           `from after to, or more than ${MAX_STATS_DAYS} days, is 422. partner_id narrows every figure to one partner.`,
         params: LocaleParams,
         querystring: Type.Object({
-          from: Type.Optional(Type.String({ format: 'date' })),
-          to: Type.Optional(Type.String({ format: 'date' })),
+          from: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'First UTC day, YYYY-MM-DD (1970..2999)' })),
+          to: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'Last UTC day, YYYY-MM-DD (1970..2999)' })),
           partner_id: Type.Optional(IdParam),
         }),
         response: { 200: Envelope(Stats), ...errorResponses(401, 403, 404, 422, 429) },
@@ -121,6 +122,9 @@ export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       if (/[\r\n]/.test(req.body.subject)) throw fieldError('subject', 'admin.single_line');
+      // PostgreSQL text cannot hold NUL; neither can a mail header.
+      if (req.body.subject.includes('\u0000')) throw fieldError('subject', 'validation.invalid');
+      if (req.body.body.includes('\u0000')) throw fieldError('body', 'validation.invalid');
       const partner = await partners.get(req.params.id);
       if (!partner) throw notFound('resource.partner');
       const { adminId } = principalOf(req, 'admin');

@@ -6,12 +6,12 @@ import { principalOf } from '../../infra/auth.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { PERIOD_PATTERN } from '../../shared/calendar.js';
+import { DAY_PATTERN, PERIOD_PATTERN } from '../../shared/calendar.js';
 import { DateTime, Envelope, errorResponses, ListEnvelope, LocaleIdParams, PageQuery } from '../../shared/schemas.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import type { CommissionService } from './commission.service.js';
 
-const Period = Type.String({ pattern: PERIOD_PATTERN, description: 'A calendar month (UTC), YYYY-MM', 'x-message': 'commission.period_format' });
+const Period = Type.String({ pattern: PERIOD_PATTERN, description: 'A calendar month (UTC), YYYY-MM (1970..2999)', 'x-message': 'commission.period_format' });
 const Money = (description: string) => Type.Number({ description: `${description}; EUR, at most 4 decimals` });
 const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -53,7 +53,7 @@ const LockStatus = Type.Object({
 
 const RateBody = Type.Object({
   rate_percent: Type.Number({ minimum: 0, maximum: 100, description: 'Percent, 0..100, at most 2 decimals' }),
-  valid_from: Type.Optional(Type.String({ format: 'date', description: 'First UTC day in force; default today' })),
+  valid_from: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'First UTC day in force (1970..2999); default today' })),
 });
 
 const OptionalPeriodBody = Type.Object({ period: Type.Optional(Period) }, { description: 'May be left out altogether' });

@@ -105,6 +105,11 @@ function formError(key: 'messages.too_many_files' | 'messages.too_many_parts' | 
   return new AppError('BAD_REQUEST', { message: key, ...(params ? { params } : {}), fields: { files: [{ key, ...(params ? { params } : {}) }] } });
 }
 
+function fileTooLarge(filename: string, limit: number): AppError {
+  const params = { filename, limit };
+  return new AppError('BAD_REQUEST', { message: 'messages.file_too_large', params, fields: { files: [{ key: 'messages.file_too_large', params }] } });
+}
+
 /** @fastify/multipart's and busboy's errors → our 400s; anything else is not the client's doing. */
 function mapFormError(err: unknown, limits: AttachmentLimits): AppError {
   if (err instanceof AppError) return err;
@@ -115,7 +120,10 @@ function mapFormError(err: unknown, limits: AttachmentLimits): AppError {
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
       return formError('messages.too_many_parts');
-    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE': {
+      const filename = cleanFilename((err as { part?: { filename?: string } }).part?.filename);
+      return fileTooLarge(filename, limits.maxBytes);
+    }
     case 'FST_PROTO_VIOLATION':
     case 'FST_INVALID_JSON_FIELD_ERROR':
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
@@ -151,19 +159,20 @@ async function readForm(
         const stored = await messages.files.write(part.file);
         const upload = { ...stored, filename: cleanFilename(part.filename), contentType: cleanContentType(part.mimetype) };
         uploads.push(upload);
-        if (part.file.truncated) {
-          failure = new AppError('BAD_REQUEST', {
-            message: 'messages.file_too_large',
-            params: { filename: upload.filename, limit: limits.maxBytes },
-            fields: { files: [{ key: 'messages.file_too_large', params: { filename: upload.filename, limit: limits.maxBytes } }] },
-          });
-        }
+        // The store got the first maxBytes only; the whole post is refused.
+        if (part.file.truncated) failure = fileTooLarge(upload.filename, limits.maxBytes);
       } else if (part.fieldname === 'body') {
         bodyFields.push({ value: String(part.value), truncated: part.valueTruncated });
       }
     }
   } catch (err) {
-    failure ??= mapFormError(err, limits);
+    try {
+      failure ??= mapFormError(err, limits);
+    } catch (unexpected) {
+      // Not the client's doing (e.g. the disk): still leave no file behind.
+      await messages.discard(uploads);
+      throw unexpected;
+    }
   }
   if (!failure) {
     if (bodyFields.length > 1) failure = new AppError('VALIDATION', { fields: { body: [{ key: 'validation.invalid' }] } });
@@ -182,6 +191,8 @@ async function readForm(
 function checkBodyText(body: string | undefined): string {
   if (body === undefined) throw new AppError('VALIDATION', { fields: { body: [{ key: 'validation.required' }] } });
   if (!/\S/.test(body)) throw new AppError('VALIDATION', { fields: { body: [{ key: 'validation.not_blank' }] } });
+  // PostgreSQL text cannot hold NUL.
+  if (body.includes('\u0000')) throw new AppError('VALIDATION', { fields: { body: [{ key: 'validation.invalid' }] } });
   // Characters as JSON Schema counts them (code points), like maxLength on the JSON form.
   if ([...body].length > MAX_BODY_CHARS) {
     throw new AppError('VALIDATION', { fields: { body: [{ key: 'validation.max_length', params: { limit: MAX_BODY_CHARS } }] } });
