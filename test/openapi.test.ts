@@ -162,6 +162,13 @@ describe('OpenAPI document', () => {
     assert.ok(count >= 18);
   });
 
+  it('marks a body that may be left out as not required', () => {
+    const lock = doc.paths['/{locale}/admin/partners/{id}/commission/lock']!.post! as Operation & { requestBody: { required: boolean } };
+    assert.equal(lock.requestBody.required, false);
+    const unlock = doc.paths['/{locale}/admin/partners/{id}/commission/unlock']!.post! as Operation & { requestBody: { required: boolean } };
+    assert.equal(unlock.requestBody.required, true);
+  });
+
   it('refers error responses to the shared ErrorEnvelope schema', () => {
     const op = doc.paths['/{locale}/shop/validate-credentials']!.post!;
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '429', '500']);

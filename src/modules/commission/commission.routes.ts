@@ -56,7 +56,7 @@ const RateBody = Type.Object({
   valid_from: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'First UTC day in force (1970..2999); default today' })),
 });
 
-const OptionalPeriodBody = Type.Object({ period: Type.Optional(Period) }, { description: 'May be left out altogether' });
+const OptionalPeriodBody = Type.Object({ period: Type.Optional(Period) }, { description: 'May be left out altogether', 'x-optional-body': true });
 
 /** These POSTs need no body: an absent or empty one is read as {} before validation. */
 async function emptyBodyIsEmptyObject(req: FastifyRequest) {
