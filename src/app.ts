@@ -22,6 +22,10 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
 import { pointsRoutes } from './modules/points/points.routes.js';
 import { qrRoutes } from './modules/qr-sessions/qr.routes.js';
+import type { MailTuning } from './infra/mail/mail.service.js';
+import { adminPartnersRoutes } from './modules/admin/admin-partners.routes.js';
+import { commissionRoutes } from './modules/commission/commission.routes.js';
+import { partnerMessagesRoutes } from './modules/partner-messages/partner-messages.routes.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { partnerDataRoutes } from './modules/partners/partner-data.routes.js';
 import { gamesRoutes } from './modules/games/games.routes.js';
@@ -44,6 +48,8 @@ export interface BuildOptions {
   webhooks?: WebhooksTuning;
   /** "Now" for the ledger and sign-in codes (tests: a clock they move). */
   clock?: Clock;
+  /** Mail worker tuning (tests: a fast retry schedule). */
+  mail?: MailTuning;
 }
 
 export interface App {
@@ -80,6 +86,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.mail ? { mail: opts.mail } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 
@@ -117,6 +124,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   await fastify.register(systemRoutes, { system });
   await fastify.register(adminRoutes, { admin: services.admin, partners: services.partners, idempotency });
+  await fastify.register(adminPartnersRoutes, { stats: services.adminStats, partners: services.partners, mail: services.mail, idempotency });
+  await fastify.register(commissionRoutes, { commission: services.commission, partners: services.partners });
+  await fastify.register(partnerMessagesRoutes, {
+    messages: services.partnerMessages,
+    partners: services.partners,
+    limits: { maxBytes: config.files.maxBytes, maxFiles: config.files.maxFiles },
+  });
   await fastify.register(partnersRoutes, { partners: services.partners });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
@@ -140,12 +154,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   fastify.addHook('preClose', async () => {
     migrated = false;
   });
-  // Background workers: SMS dispatch and the webhook outbox. onClose hooks run last-added
+  // Background workers: SMS dispatch, the webhook outbox and the mail outbox. onClose hooks run last-added
   // first, after the server stopped accepting and in-flight requests finished: the workers
   // stop before the store (whose hook was added first) closes.
   const workers = opts.workers ?? true;
   if (workers) {
     fastify.addHook('onClose', async () => services.webhooks.stop());
+    fastify.addHook('onClose', async () => services.mail.stop());
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
     fastify.addHook('onClose', async () => context.workers.expirySweeper.stop());
     fastify.addHook('onClose', async () => context.workers.qrExpiry.stop());
@@ -156,6 +171,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await services.webhooks.start();
     context.workers.expirySweeper.start();
     context.workers.qrExpiry.start();
+    await services.mail.start();
   }
   return { fastify, context };
 }

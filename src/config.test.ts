@@ -84,6 +84,23 @@ describe('loadConfig', () => {
     assert.equal(baseUrlOf(c, 1234), 'https://loyalty.example.com');
   });
 
+  it('writes e-mail and attachments under the data dir by default, or where told', () => {
+    const d = loadConfig({ LOYALTY_DATA_DIR: '/tmp/loyalty-y' });
+    assert.deepEqual(d.mail, { smtpUrl: undefined, from: 'Loyalty <no-reply@loyalty.localhost>', dir: '/tmp/loyalty-y/mail' });
+    assert.deepEqual(d.files, { dir: '/tmp/loyalty-y/attachments', maxBytes: 10 * 1024 * 1024, maxFiles: 5 });
+    const c = loadConfig({
+      SMTP_URL: 'smtps://user:pw@mail.example.com:465',
+      MAIL_FROM: 'Loyalty Ops <ops@example.com>',
+      MAIL_DIR: '/tmp/mail-z',
+      FILES_DIR: '/tmp/files-z',
+      ATTACHMENT_MAX_BYTES: '2048',
+      ATTACHMENT_MAX_FILES: '2',
+    });
+    assert.deepEqual(c.mail, { smtpUrl: 'smtps://user:pw@mail.example.com:465', from: 'Loyalty Ops <ops@example.com>', dir: '/tmp/mail-z' });
+    assert.deepEqual(c.files, { dir: '/tmp/files-z', maxBytes: 2048, maxFiles: 2 });
+    assert.equal(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525' }).mail.smtpUrl, 'smtp://127.0.0.1:2525');
+  });
+
   it('treats empty and blank values as unset', () => {
     const c = loadConfig({ PORT: '', DATABASE_URL: '  ', LOYALTY_ADMIN_EMAIL: '', LOYALTY_ADMIN_PASSWORD: ' ' });
     assert.equal(c.port, 3000);
@@ -117,6 +134,12 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['METRICS_ENABLED', '2'],
     ['LOYALTY_DEMO_SEED', 'sure'],
+    ['SMTP_URL', 'http://mail.example.com'],
+    ['SMTP_URL', 'smtp://'],
+    ['MAIL_FROM', 'not an address'],
+    ['MAIL_FROM', 'Ops <ops@example.com>\r\nBcc: x@example.com'],
+    ['ATTACHMENT_MAX_BYTES', '0'],
+    ['ATTACHMENT_MAX_FILES', '21'],
   ];
   for (const [name, value] of bad) {
     it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {

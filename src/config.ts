@@ -76,6 +76,24 @@ export interface Config {
   /** WEBHOOK_TIMEOUT_MS: deadline of one delivery attempt (DNS, connect, request and response). */
   webhookTimeoutMs: number;
   realtime: RealtimeConfig;
+  // Admin e-mail (src/infra/mail)
+  mail: {
+    /** SMTP_URL: smtp:// or smtps:// (credentials in the URL); unset = write .eml files to `dir`. */
+    smtpUrl: string | undefined;
+    /** MAIL_FROM: the From header, `address` or `Name <address>`. */
+    from: string;
+    /** MAIL_DIR: where the file transport writes .eml files (default {data dir}/mail). */
+    dir: string;
+  };
+  // Message attachments (src/modules/partner-messages)
+  files: {
+    /** FILES_DIR: where uploaded attachments are stored (default {data dir}/attachments). */
+    dir: string;
+    /** ATTACHMENT_MAX_BYTES: largest accepted attachment. */
+    maxBytes: number;
+    /** ATTACHMENT_MAX_FILES: most attachments on one message. */
+    maxFiles: number;
+  };
   version: string;
 }
 
@@ -220,6 +238,17 @@ function systemSender(r: Reader, name: string, fallback: string): string {
   return v;
 }
 
+/** `address` or `Display Name <address>`; the address must look like one (no header injection). */
+function parseMailFrom(r: Reader, name: string, fallback: string): string {
+  const v = r.raw(name) ?? fallback;
+  const address = /^(?:[^<>\r\n]*<([^<>\s@]+@[^<>\s@]+)>|([^<>\s@]+@[^<>\s@]+))$/.exec(v);
+  if (!address) {
+    r.problems.push(`${name} must be an e-mail address or "Name <address>" (got "${v}")`);
+    return fallback;
+  }
+  return v;
+}
+
 /** http(s)://KEY:SECRET@host[:port]/apps/APP_ID — the URL form the pusher SDK (Pusher.forURL) reads. */
 function parseExternalRealtime(r: Reader, name: string, required: boolean): RealtimeConfig['external'] {
   const raw = r.raw(name);
@@ -289,6 +318,17 @@ function parseRealtime(r: Reader): RealtimeConfig {
   };
 }
 
+/** smtp://user:pass@host:port or smtps:// (TLS from the start); the password is never echoed. */
+function parseSmtpUrl(r: Reader, name: string): string | undefined {
+  const v = r.url(name, ['smtp:', 'smtps:']);
+  if (v === undefined) return undefined;
+  if (!new URL(v).hostname) {
+    r.problems.push(`${name} must name a host: smtp://user:password@host:port`);
+    return undefined;
+  }
+  return v;
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -318,13 +358,14 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     r.problems.push('JWT_SECRET must be at least 32 characters');
   }
   const embedded = databaseUrl === undefined;
+  const dataDir = path.resolve(r.str('LOYALTY_DATA_DIR', './data'));
 
   const config: Config = {
     env: nodeEnv,
     host: r.str('HOST', '0.0.0.0'),
     port,
     publicBaseUrl,
-    dataDir: path.resolve(r.str('LOYALTY_DATA_DIR', './data')),
+    dataDir,
     databaseUrl,
     databasePoolMax: r.int('DATABASE_POOL_MAX', 10, 1, 1000),
     redisUrl,
@@ -371,6 +412,16 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
     webhookTimeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     realtime: parseRealtime(r),
+    mail: {
+      smtpUrl: parseSmtpUrl(r, 'SMTP_URL'),
+      from: parseMailFrom(r, 'MAIL_FROM', 'Loyalty <no-reply@loyalty.localhost>'),
+      dir: path.resolve(r.str('MAIL_DIR', path.join(dataDir, 'mail'))),
+    },
+    files: {
+      dir: path.resolve(r.str('FILES_DIR', path.join(dataDir, 'attachments'))),
+      maxBytes: r.int('ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+      maxFiles: r.int('ATTACHMENT_MAX_FILES', 5, 0, 20),
+    },
     version,
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

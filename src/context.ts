@@ -9,8 +9,11 @@ import { createRealtime, type Realtime } from './infra/realtime/realtime.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
+import { LocalFileStore } from './infra/files.js';
+import { MailService, type MailTuning } from './infra/mail/mail.service.js';
 import { WebhooksService, type WebhooksTuning } from './infra/webhooks/webhooks.service.js';
 import { randomToken } from './shared/crypto.js';
+import { AdminStatsService } from './modules/admin/admin-stats.service.js';
 import { AdminService } from './modules/admin/admin.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { OtpService } from './modules/customers/otp.service.js';
@@ -20,6 +23,8 @@ import { PointsService } from './modules/points/points.service.js';
 import { AppLinkService } from './modules/qr-sessions/app-link.service.js';
 import { QrCardService } from './modules/qr-sessions/qr-card.service.js';
 import { QrLoginService, type PublishEvent } from './modules/qr-sessions/qr-login.service.js';
+import { CommissionService } from './modules/commission/commission.service.js';
+import { PartnerMessagesService } from './modules/partner-messages/partner-messages.service.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { DemoService } from './modules/demo/demo.service.js';
 import { GamesService } from './modules/games/games.service.js';
@@ -66,6 +71,11 @@ export interface Context {
     qrLogin: QrLoginService;
     qrCard: QrCardService;
     appLink: AppLinkService;
+    adminStats: AdminStatsService;
+    commission: CommissionService;
+    partnerMessages: PartnerMessagesService;
+    /** Outgoing e-mail: enqueue(tx, mail) in any module; the worker is started by app.ts. */
+    mail: MailService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
   workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob };
@@ -84,6 +94,8 @@ export interface ContextOptions {
   webhooks?: WebhooksTuning;
   /** "Now" for the ledger and sign-in codes (tests move it instead of waiting). */
   clock?: Clock;
+  /** Mail worker tuning (tests: a fast retry schedule). */
+  mail?: MailTuning;
 }
 
 /**
@@ -176,6 +188,10 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       log: opts.log,
     });
     const appLink = new AppLinkService({ sms, accounts: smsAccounts, partners, downloadUrl: config.appDownloadUrl });
+    const adminStats = new AdminStatsService(database.db, systemClock);
+    const commission = new CommissionService(database.db, systemClock);
+    const partnerMessages = new PartnerMessagesService(database.db, new LocalFileStore(config.files.dir));
+    const mail = new MailService(database, config, { log: opts.log, ...opts.mail });
     const demo = new DemoService({
       database,
       admin,
@@ -198,7 +214,30 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       redis,
       tokens,
       realtime,
-      services: { admin, partners, apiKeys, shops, partnerCards, games, smsAccounts, sms, demo, webhooks, customers, otp, loyaltyCards, ledger, points, qrLogin, qrCard, appLink },
+      services: {
+        admin,
+        partners,
+        apiKeys,
+        shops,
+        partnerCards,
+        games,
+        smsAccounts,
+        sms,
+        demo,
+        webhooks,
+        customers,
+        otp,
+        loyaltyCards,
+        ledger,
+        points,
+        qrLogin,
+        qrCard,
+        appLink,
+        adminStats,
+        commission,
+        partnerMessages,
+        mail,
+      },
       workers: { smsDispatcher, expirySweeper, qrExpiry },
       clock,
       close: async () => {

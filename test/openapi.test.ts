@@ -47,6 +47,23 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['get', '/{locale}/admin/partners/{id}', 'admin'],
   ['get', '/{locale}/shop/realtime/config', 'api'],
   ['post', '/{locale}/shop/wsvendor/token', 'api'],
+  ['get', '/{locale}/admin/partners/stats', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/commission/rates', 'admin'],
+  ['put', '/{locale}/admin/partners/{id}/commission/rates', 'admin'],
+  ['post', '/{locale}/admin/partners/{id}/commission/lock', 'admin'],
+  ['post', '/{locale}/admin/partners/{id}/commission/unlock', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/commission/lock-status', 'admin'],
+  ['post', '/{locale}/admin/partners/{id}/commission/force-sync', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/commission', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/commission/periods', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/messages', 'admin'],
+  ['post', '/{locale}/admin/partners/{id}/messages', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/messages/{messageId}/attachment/{attachmentId}', 'admin'],
+  ['post', '/{locale}/admin/partners/{id}/send-email', 'admin'],
+  ['get', '/{locale}/admin/partners/{id}/emails', 'admin'],
+  ['get', '/{locale}/partners/messages', 'partner'],
+  ['post', '/{locale}/partners/messages', 'partner'],
+  ['get', '/{locale}/partners/messages/{messageId}/attachment/{attachmentId}', 'partner'],
   ['get', '/healthz', 'none'],
   ['get', '/readyz', 'none'],
   ['get', '/metrics', 'none'],
@@ -197,6 +214,13 @@ describe('OpenAPI document', () => {
       count++;
     }
     assert.ok(count >= 18);
+  });
+
+  it('marks a body that may be left out as not required', () => {
+    const lock = doc.paths['/{locale}/admin/partners/{id}/commission/lock']!.post! as Operation & { requestBody: { required: boolean } };
+    assert.equal(lock.requestBody.required, false);
+    const unlock = doc.paths['/{locale}/admin/partners/{id}/commission/unlock']!.post! as Operation & { requestBody: { required: boolean } };
+    assert.equal(unlock.requestBody.required, true);
   });
 
   it('refers error responses to the shared ErrorEnvelope schema', () => {

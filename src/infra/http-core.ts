@@ -252,7 +252,10 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
   // the missing fields (docs/decisions.md "Empty bodies") instead of "must be an object", and
   // routes whose fields are all optional accept no body at all.
   app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.routeOptions.schema?.body !== undefined) req.body = {};
+    // (Multipart bodies are read as streams by their routes and are never `req.body`.)
+    const type = req.headers['content-type'];
+    const jsonOrNone = type === undefined || /^application\/json\b/i.test(type);
+    if (req.body === undefined && jsonOrNone && req.routeOptions.schema?.body !== undefined) req.body = {};
     // Text PostgreSQL cannot store (U+0000, unpaired surrogates) is a 422 on its field, for
     // every route, before any module builds a query with it.
     const fields = [...unstorableTextFields(req.query), ...unstorableTextFields(req.body)];

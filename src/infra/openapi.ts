@@ -64,6 +64,17 @@ function simplifyLiteralUnions(node: unknown): unknown {
   return out;
 }
 
+/**
+ * @fastify/swagger always writes `requestBody.required: true`; a body schema carrying
+ * `x-optional-body: true` (a POST that may be sent without a body) says otherwise.
+ */
+function markOptionalBody(op: Json): void {
+  const body = op.requestBody;
+  if (!isObject(body) || !isObject(body.content)) return;
+  const schemas = Object.values(body.content).map((c) => (isObject(c) ? c.schema : undefined));
+  if (schemas.length > 0 && schemas.every((s) => isObject(s) && s['x-optional-body'] === true)) body.required = false;
+}
+
 /** Final touches on the generated document: operation ids and simpler enums. */
 function finishDocument(doc: Json): Json {
   const finished = simplifyLiteralUnions(doc) as Json;
@@ -73,6 +84,7 @@ function finishDocument(doc: Json): Json {
     for (const method of METHODS) {
       const op = item[method];
       if (isObject(op) && op.operationId === undefined) op.operationId = operationIdOf(method, url);
+      if (isObject(op)) markOptionalBody(op);
     }
   }
   return finished;

@@ -6,6 +6,9 @@ import { qrMessages } from '../modules/qr-sessions/qr.messages.js';
 import { gamesMessages } from '../modules/games/games.messages.js';
 import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
 import { realtimeMessages } from '../infra/realtime/realtime.messages.js';
+import { adminMessages } from '../modules/admin/admin.messages.js';
+import { commissionMessages } from '../modules/commission/commission.messages.js';
+import { partnerMessagesMessages } from '../modules/partner-messages/partner-messages.messages.js';
 import { smsMessages } from '../modules/sms/sms.messages.js';
 
 export const LOCALES = ['lt', 'en'] as const;
@@ -168,6 +171,9 @@ const catalogue = {
   ...partnerCardsMessages,
   ...gamesMessages,
   ...realtimeMessages,
+  ...adminMessages,
+  ...commissionMessages,
+  ...partnerMessagesMessages,
 } as const satisfies Record<string, Record<Locale, string>>;
 
 export type MessageKey = keyof typeof catalogue;

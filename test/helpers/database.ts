@@ -1,11 +1,14 @@
-// A fresh database for each test file: in-memory PGlite by default, or — when
+// A fresh database for each test file: in-memory PGlite by default (loaded from a migrated
+// template dump, see pgliteTemplate), or — when
 // DATABASE_URL is set — a new PostgreSQL database cloned from a migrated template
 // (created once per migration set, under an advisory lock, as test files run in parallel).
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { MIGRATIONS_DIR, openDatabase, openMemoryDatabase, type Database } from '../../src/infra/db/index.js';
+import { dumpMemoryDatabase, MIGRATIONS_DIR, openDatabase, openMemoryDatabase, type Database } from '../../src/infra/db/index.js';
 
 export interface TestDatabase {
   database: Database;
@@ -51,9 +54,41 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
   return name;
 }
 
+/**
+ * A migrated PGlite data directory, kept as a tar in the system temp dir per migration set
+ * and PGlite version: a fresh PGlite spends seconds in initdb, loading the dump well under
+ * one, and each test file is its own process. The first process to need it writes it
+ * (atomically, by rename); concurrent first writers produce the same content.
+ */
+async function pgliteTemplate(): Promise<Blob> {
+  let version = 'unknown';
+  try {
+    version = (JSON.parse(readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')) as { version: string }).version;
+  } catch {
+    // Not run from the repository root: the hash still tells migration sets apart.
+  }
+  const file = path.join(tmpdir(), `loyalty-pglite-tpl-${migrationsHash()}-${version}.tar`);
+  try {
+    return new Blob([await readFile(file)]);
+  } catch {
+    // Not made yet.
+  }
+  const database = await openMemoryDatabase();
+  try {
+    await database.migrate();
+    const dump = await dumpMemoryDatabase(database);
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(tmp, Buffer.from(await dump.arrayBuffer()));
+    await rename(tmp, file);
+    return dump;
+  } finally {
+    await database.close();
+  }
+}
+
 export async function createTestDatabase(adminUrl: string | undefined = process.env.DATABASE_URL): Promise<TestDatabase> {
   if (!adminUrl) {
-    const database = await openMemoryDatabase();
+    const database = await openMemoryDatabase({ loadDataDir: await pgliteTemplate() });
     return { database, url: undefined, drop: () => database.close() };
   }
   const template = await ensureTemplate(adminUrl);

@@ -13,3 +13,6 @@ export * from '../../modules/customers/customers.tables.js';
 export * from '../../modules/loyalty-cards/loyalty-cards.tables.js';
 export * from '../../modules/points/points.tables.js';
 export * from '../../modules/qr-sessions/qr.tables.js';
+export * from '../mail/mail.tables.js';
+export * from '../../modules/commission/commission.tables.js';
+export * from '../../modules/partner-messages/partner-messages.tables.js';

@@ -1,0 +1,62 @@
+// Platform statistics for administrators (docs/decisions.md "Admin statistics"): counts and
+// sums over whole UTC days, from `from` through `to` inclusive.
+import type { Db } from '../../infra/db/index.js';
+import { addDays, dayStart, daysBetween, utcDay } from '../../shared/calendar.js';
+import { fail, ok, type Result } from '../../shared/errors.js';
+import type { Clock } from '../../shared/time.js';
+import type { PointsTransactionType } from '../points/points.tables.js';
+import { reportingRepository } from './reporting.repository.js';
+
+/** The default range: the last 30 days, today included. */
+export const DEFAULT_STATS_DAYS = 30;
+/** The longest range: a leap year. */
+export const MAX_STATS_DAYS = 366;
+
+export interface StatsView {
+  from: string;
+  to: string;
+  partner_id: number | null;
+  partners: { total: number; active: number; new: number };
+  customers: { total: number; new: number };
+  cards: { total: number; new: number };
+  transactions: { count: number; by_type: Record<PointsTransactionType, number> };
+  points: { issued: number; redeemed: number; expired: number };
+  purchase_amount: number;
+  reversed_purchase_amount: number;
+  sms: { sent: number; parts: number; revenue: number };
+}
+
+export class AdminStatsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async stats(query: { from?: string; to?: string; partnerId?: number }): Promise<Result<StatsView>> {
+    const to = query.to ?? (query.from !== undefined ? maxDay(query.from, utcDay(this.clock.now())) : utcDay(this.clock.now()));
+    const from = query.from ?? addDays(to, -(DEFAULT_STATS_DAYS - 1));
+    if (from > to) return fail('VALIDATION', { fields: { from: [{ key: 'admin.stats_from_after_to' }] } });
+    if (daysBetween(from, to) + 1 > MAX_STATS_DAYS) {
+      return fail('VALIDATION', { fields: { to: [{ key: 'admin.stats_range_too_long', params: { limit: MAX_STATS_DAYS } }] } });
+    }
+    const row = await reportingRepository.platformStats(this.db, { from: dayStart(from), to: dayStart(addDays(to, 1)) }, query.partnerId);
+    return ok({
+      from,
+      to,
+      partner_id: query.partnerId ?? null,
+      partners: row.partners,
+      customers: row.customers,
+      cards: row.cards,
+      transactions: { count: row.transactions.count, by_type: row.transactions.byType },
+      points: row.points,
+      purchase_amount: Number(row.purchaseAmount),
+      reversed_purchase_amount: Number(row.reversedPurchaseAmount),
+      sms: { sent: row.sms.sent, parts: row.sms.parts, revenue: Number(row.sms.revenue) },
+    });
+  }
+}
+
+/** Only `from` given: through today, or through `from` itself if it lies ahead. */
+function maxDay(a: string, b: string): string {
+  return a > b ? a : b;
+}

@@ -1,0 +1,186 @@
+// The one read-only reporting repository: SQL that reads across module tables (partners,
+// customers, loyalty cards, the points ledger, SMS messages and the SMS account ledger) for
+// the admin statistics and the commission figures. It never writes; each module still owns
+// its tables and is the only writer of them. Amounts are computed in PostgreSQL numeric and
+// come back as text, so no binary float ever touches money.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../infra/db/index.js';
+import {
+  customers,
+  loyaltyCards,
+  partners,
+  pointsTransactions,
+  smsAccountLedger,
+  smsMessages,
+} from '../../infra/db/schema.js';
+import { POINTS_TRANSACTION_TYPES, type PointsTransactionType } from '../points/points.tables.js';
+
+/** A half-open range of instants [from, to). */
+export interface TimeRange {
+  from: Date;
+  to: Date;
+}
+
+export interface PlatformStatsRow {
+  partners: { total: number; active: number; new: number };
+  customers: { total: number; new: number };
+  cards: { total: number; new: number };
+  transactions: { count: number; byType: Record<PointsTransactionType, number> };
+  points: { issued: number; redeemed: number; expired: number };
+  /** Decimal text, EUR. */
+  purchaseAmount: string;
+  reversedPurchaseAmount: string;
+  sms: { sent: number; parts: number; revenue: string };
+}
+
+export interface CommissionFiguresRow {
+  purchaseAmount: string;
+  reversedAmount: string;
+  baseAmount: string;
+  commissionAmount: string;
+  purchasesCount: number;
+  reversalsCount: number;
+}
+
+async function one<T>(db: Executor, query: SQL): Promise<T> {
+  const res = (await db.execute(query)) as unknown as { rows: T[] };
+  return res.rows[0]!;
+}
+
+const inRange = (column: SQL | unknown, r: TimeRange) =>
+  sql`${column} >= ${r.from.toISOString()}::timestamptz and ${column} < ${r.to.toISOString()}::timestamptz`;
+
+const num = (v: string | number | null | undefined) => Number(v ?? 0);
+
+export const reportingRepository = {
+  /** DESIGN.md-free definitions, documented in docs/decisions.md "Admin statistics". */
+  async platformStats(db: Executor, range: TimeRange, partnerId: number | undefined): Promise<PlatformStatsRow> {
+    const partnerIs = (column: unknown) => (partnerId === undefined ? sql`true` : sql`${column} = ${partnerId}`);
+
+    const p = await one<{ total: number; active: number; new: number }>(
+      db,
+      sql`select count(*)::int as total,
+                 count(*) filter (where ${partners.status} = 'active')::int as active,
+                 count(*) filter (where ${inRange(partners.createdAt, range)})::int as new
+          from ${partners} where ${partnerIs(partners.id)}`,
+    );
+
+    // A partner's customers are the people holding one of its cards; "new" is when the first
+    // of those cards was issued. Platform-wide, customers are accounts.
+    const c =
+      partnerId === undefined
+        ? await one<{ total: number; new: number }>(
+            db,
+            sql`select count(*)::int as total, count(*) filter (where ${inRange(customers.createdAt, range)})::int as new
+                from ${customers}`,
+          )
+        : await one<{ total: number; new: number }>(
+            db,
+            sql`select count(*)::int as total, count(*) filter (where ${inRange(sql`first_at`, range)})::int as new
+                from (select ${loyaltyCards.customerId}, min(${loyaltyCards.createdAt}) as first_at
+                      from ${loyaltyCards} where ${loyaltyCards.partnerId} = ${partnerId}
+                      group by ${loyaltyCards.customerId}) as holders`,
+          );
+
+    const cards = await one<{ total: number; new: number }>(
+      db,
+      sql`select count(*)::int as total, count(*) filter (where ${inRange(loyaltyCards.createdAt, range)})::int as new
+          from ${loyaltyCards} where ${partnerIs(loyaltyCards.partnerId)}`,
+    );
+
+    const t = pointsTransactions;
+    const byTypeColumns = sql.join(
+      POINTS_TRANSACTION_TYPES.map((type) => sql`count(*) filter (where t.type = ${type})::int as ${sql.identifier(`n_${type}`)}`),
+      sql`, `,
+    );
+    const tx = await one<Record<string, string | number | null>>(
+      db,
+      sql`select count(*)::int as count,
+                 ${byTypeColumns},
+                 coalesce(sum(t.points) filter (where t.type in ('purchase', 'bonus', 'adjust') and t.points > 0), 0)::text as issued,
+                 coalesce(-sum(t.points) filter (where t.type = 'deduct'), 0)::text as redeemed,
+                 coalesce(-sum(t.points) filter (where t.type = 'expire'), 0)::text as expired,
+                 coalesce(sum(t.amount) filter (where t.type = 'purchase'), 0)::text as purchase_amount,
+                 coalesce(-sum(coalesce(t.amount, -o.amount)) filter (where t.type = 'reversal' and o.type = 'purchase'), 0)::text
+                   as reversed_purchase_amount
+          from ${t} as t
+          left join ${t} as o on o.id = t.reverses_id
+          where ${inRange(sql`t.created_at`, range)} and ${partnerIs(sql`t.partner_id`)}`,
+    );
+
+    // Sent = handed to the carrier in the range (partners' messages; the platform's own
+    // sign-in codes are nobody's revenue). Revenue = charges minus refunds booked in the range.
+    const sms = await one<{ sent: number; parts: string; revenue: string }>(
+      db,
+      sql`select count(*)::int as sent, coalesce(sum(${smsMessages.parts}), 0)::text as parts,
+                 (select coalesce(-sum(${smsAccountLedger.amount}), 0)::text from ${smsAccountLedger}
+                  where ${smsAccountLedger.kind} in ('charge', 'refund') and ${inRange(smsAccountLedger.createdAt, range)}
+                    and ${partnerIs(smsAccountLedger.partnerId)}) as revenue
+          from ${smsMessages}
+          where ${smsMessages.partnerId} is not null and ${inRange(smsMessages.sentAt, range)} and ${partnerIs(smsMessages.partnerId)}`,
+    );
+
+    const byType = Object.fromEntries(POINTS_TRANSACTION_TYPES.map((type) => [type, num(tx[`n_${type}`])])) as Record<
+      PointsTransactionType,
+      number
+    >;
+    return {
+      partners: { total: num(p.total), active: num(p.active), new: num(p.new) },
+      customers: { total: num(c.total), new: num(c.new) },
+      cards: { total: num(cards.total), new: num(cards.new) },
+      transactions: { count: num(tx.count), byType },
+      points: { issued: num(tx.issued), redeemed: num(tx.redeemed), expired: num(tx.expired) },
+      purchaseAmount: String(tx.purchase_amount),
+      reversedPurchaseAmount: String(tx.reversed_purchase_amount),
+      sms: { sent: num(sms.sent), parts: num(sms.parts), revenue: String(sms.revenue) },
+    };
+  },
+
+  /**
+   * A partner's commission figures over [from, to) (docs/decisions.md "Commission"): purchases
+   * created in the range, less reversals of purchases created in the range; each transaction
+   * at the rate in force on its own UTC day (the latest version with valid_from ≤ that day,
+   * the later-added on a tie; none = 0 %). The sum is exact; one rounding at the end, half
+   * away from zero, to 4 decimals.
+   */
+  async commissionFigures(db: Executor, partnerId: number, range: TimeRange): Promise<CommissionFiguresRow> {
+    const row = await one<{
+      purchase_amount: string;
+      reversed_amount: string;
+      base_amount: string;
+      commission_amount: string;
+      purchases_count: number;
+      reversals_count: number;
+    }>(
+      db,
+      sql`with charged as (
+            select t.type, coalesce(t.amount, -o.amount) as amount, t.created_at
+            from points_transactions as t
+            left join points_transactions as o on o.id = t.reverses_id
+            where t.partner_id = ${partnerId} and ${inRange(sql`t.created_at`, range)}
+              and (t.type = 'purchase' or (t.type = 'reversal' and o.type = 'purchase'))
+          )
+          select coalesce(sum(c.amount) filter (where c.type = 'purchase'), 0)::text as purchase_amount,
+                 coalesce(-sum(c.amount) filter (where c.type = 'reversal'), 0)::text as reversed_amount,
+                 coalesce(sum(c.amount), 0)::text as base_amount,
+                 round(coalesce(sum(c.amount * coalesce(r.rate_percent, 0) * 0.01), 0), 4)::text as commission_amount,
+                 count(*) filter (where c.type = 'purchase')::int as purchases_count,
+                 count(*) filter (where c.type = 'reversal')::int as reversals_count
+          from charged as c
+          left join lateral (
+            select cr.rate_percent from commission_rates as cr
+            where cr.partner_id = ${partnerId} and cr.valid_from <= (c.created_at at time zone 'UTC')::date
+            order by cr.valid_from desc, cr.id desc
+            limit 1
+          ) as r on true`,
+    );
+    return {
+      purchaseAmount: row.purchase_amount,
+      reversedAmount: row.reversed_amount,
+      baseAmount: row.base_amount,
+      commissionAmount: row.commission_amount,
+      purchasesCount: num(row.purchases_count),
+      reversalsCount: num(row.reversals_count),
+    };
+  },
+};

@@ -1,0 +1,26 @@
+// The partner messages module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+export const partnerMessagesMessages = {
+  'messages.sent': { en: 'Message sent', lt: 'Žinutė išsiųsta' },
+  'messages.file_too_large': {
+    en: 'The file "{filename}" is larger than {limit} bytes',
+    lt: 'Failas „{filename}“ didesnis nei {limit} baitų',
+  },
+  'messages.too_many_files': {
+    en: 'At most {limit} files may be attached to one message',
+    lt: 'Prie vienos žinutės galima pridėti ne daugiau kaip {limit} failų',
+  },
+  'messages.too_many_parts': {
+    en: 'The form has too many fields or parts',
+    lt: 'Formoje per daug laukų ar dalių',
+  },
+  'messages.malformed_form': {
+    en: 'The multipart form is malformed or incomplete',
+    lt: 'Netinkama arba nepilna multipart forma',
+  },
+  'messages.unsupported_media_type': {
+    en: 'Unsupported content type; send application/json or multipart/form-data',
+    lt: 'Nepalaikomas turinio tipas; siųskite application/json arba multipart/form-data',
+  },
+  'resource.message': { en: 'Message', lt: 'Pranešimas' },
+  'resource.attachment': { en: 'Attachment', lt: 'Priedas' },
+} as const;

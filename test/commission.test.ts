@@ -1,0 +1,328 @@
+// Commission (DESIGN.md §7; docs/decisions.md "Commission"): rate versions, figures computed
+// from the points ledger at the rate in force on each transaction's day, lock / unlock /
+// force-sync and the COMMISSION_LOCKED rule, over real HTTP on a real database.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { createAdmin, createPartner, type AdminFixture, type PartnerFixture } from './helpers/fixtures.js';
+import { bearer, request, type Response } from './helpers/http.js';
+import { createCard, purchase, reversePurchase, type LedgerCard } from './helpers/ledger.js';
+
+let t: TestApp;
+let admin: AdminFixture;
+
+before(async () => {
+  t = await startTestApp();
+  admin = await createAdmin(t);
+});
+after(() => t.close());
+
+const asAdmin = (method: string, path: string, json?: unknown) => request(t.url, method, path, { headers: bearer(admin.token), json });
+const at = (iso: string) => new Date(iso);
+const month = (offset: number) => {
+  const d = new Date();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + offset, 1)).toISOString().slice(0, 7);
+};
+
+function assertLocked(res: Response, period: string, field: string) {
+  assert.equal(res.status, 409, res.text);
+  assert.equal(res.body.success, false);
+  assert.equal(res.body.code, 'COMMISSION_LOCKED');
+  assert.equal(typeof res.body.request_id, 'string');
+  assert.equal(res.body.errors.length, 1);
+  const [item] = res.body.errors;
+  assert.equal(item.code, 'COMMISSION_LOCKED');
+  assert.equal(item.field, field);
+  assert.equal(typeof item.message, 'string');
+  assert.ok(item.message.includes(period), item.message);
+  assert.deepEqual(item.meta, { period });
+}
+
+function assertShapeA(res: Response, fields: string[]) {
+  assert.equal(res.status, 422, res.text);
+  assert.equal(res.body.code, 422);
+  assert.deepEqual(Object.keys(res.body.errors).sort(), [...fields].sort(), res.text);
+}
+
+function assertInvalidState(res: Response, status: string) {
+  assert.equal(res.status, 409, res.text);
+  assert.equal(res.body.code, 'INVALID_STATE');
+  assert.equal(res.body.errors[0].code, 'INVALID_STATE');
+  assert.equal(res.body.errors[0].field, 'period');
+  assert.equal(res.body.errors[0].meta.status, status);
+}
+
+describe('commission rates', () => {
+  let p: PartnerFixture;
+  before(async () => {
+    p = await createPartner(t);
+  });
+  const rates = (id = p.id) => asAdmin('GET', `/en/admin/partners/${id}/commission/rates`);
+
+  it('starts with no rate, then keeps every version append-only, the latest-starting first', async () => {
+    const empty = await rates();
+    assert.equal(empty.status, 200, empty.text);
+    assert.deepEqual(empty.body.data, { current: null, history: [] });
+
+    const first = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 5, valid_from: '2023-01-01' });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.body.code, 200);
+    assert.deepEqual(first.body.data.current, { rate_percent: 5, valid_from: '2023-01-01' });
+
+    // No valid_from: in force from today (UTC).
+    const today = new Date().toISOString().slice(0, 10);
+    const second = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 7.25 });
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(second.body.data.current, { rate_percent: 7.25, valid_from: today });
+
+    // A future version is history, not current.
+    const future = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 0, valid_from: '2999-01-01' });
+    assert.equal(future.status, 200, future.text);
+    const res = await rates();
+    assert.deepEqual(res.body.data.current, { rate_percent: 7.25, valid_from: today });
+    assert.deepEqual(
+      res.body.data.history.map((h: { rate_percent: number; valid_from: string }) => [h.rate_percent, h.valid_from]),
+      [
+        [0, '2999-01-01'],
+        [7.25, today],
+        [5, '2023-01-01'],
+      ],
+    );
+    for (const h of res.body.data.history) {
+      assert.deepEqual(Object.keys(h).sort(), ['created_at', 'id', 'rate_percent', 'valid_from']);
+    }
+  });
+
+  it('refuses a rate outside 0..100, with more than 2 decimals, or a bad date (422 on the field)', async () => {
+    const before = (await rates()).body.data;
+    const cases: Array<[unknown, string]> = [
+      [{ rate_percent: 100.01 }, 'rate_percent'],
+      [{ rate_percent: -1 }, 'rate_percent'],
+      [{ rate_percent: 12.345 }, 'rate_percent'],
+      [{ rate_percent: '5' }, 'rate_percent'],
+      [{}, 'rate_percent'],
+      [{ rate_percent: 5, valid_from: '2024-02-30' }, 'valid_from'],
+      [{ rate_percent: 5, valid_from: '01.02.2024' }, 'valid_from'],
+      [{ rate_percent: 5, valid_from: '0000-01-01' }, 'valid_from'],
+      [{ rate_percent: 5, valid_from: '3000-01-01' }, 'valid_from'],
+    ];
+    for (const [body, field] of cases) assertShapeA(await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, body), [field]);
+    assert.deepEqual((await rates()).body.data, before);
+    const edge = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 100, valid_from: '2998-01-01' });
+    assert.equal(edge.status, 200, edge.text);
+  });
+});
+
+describe('commission figures', () => {
+  let p: PartnerFixture;
+  let other: PartnerFixture;
+  let card: LedgerCard;
+  let firstPurchase: number;
+
+  before(async () => {
+    p = await createPartner(t);
+    other = await createPartner(t);
+    card = await createCard(t, p.id, at('2024-01-10T00:00:00Z'));
+    // 2.5 % from January, 3.75 % from 15 March.
+    for (const [rate_percent, valid_from] of [
+      [2.5, '2024-01-01'],
+      [3.75, '2024-03-15'],
+    ] as const) {
+      const res = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent, valid_from });
+      assert.equal(res.status, 200, res.text);
+    }
+    firstPurchase = await purchase(t, card, '100.0000', at('2024-03-02T10:00:00Z'));
+    await purchase(t, card, '33.3333', at('2024-03-10T23:59:59.999Z'));
+    await purchase(t, card, '80.1000', at('2024-03-15T00:00:00Z'));
+    await purchase(t, card, '19.9900', at('2024-03-20T12:00:00Z'));
+    await purchase(t, card, '0.0038', at('2024-03-31T23:59:59.999Z'));
+    await reversePurchase(t, card, firstPurchase, '100.0000', at('2024-03-21T08:00:00Z'));
+    // Outside March, and another partner's March: not counted.
+    await purchase(t, card, '50.0000', at('2024-02-29T23:59:59.999Z'));
+    await purchase(t, card, '70.0000', at('2024-04-01T00:00:00Z'));
+    await purchase(t, await createCard(t, other.id), '999.0000', at('2024-03-05T00:00:00Z'));
+  });
+
+  // By hand:
+  //   purchases 100 + 33.3333 + 80.10 + 19.99 + 0.0038 = 233.4271; reversed 100; base 133.4271
+  //   commission  100     × 2.5 %  =  2.5
+  //             33.3333   × 2.5 %  =  0.8333325
+  //             80.10     × 3.75 % =  3.00375
+  //             19.99     × 3.75 % =  0.749625
+  //              0.0038   × 3.75 % =  0.0001425
+  //           −100        × 3.75 % = −3.75        (the reversal, at the rate of its own day)
+  //                             sum =  3.33685    → half up to 4 decimals: 3.3369
+  const MARCH = {
+    period: '2024-03',
+    purchase_amount: 233.4271,
+    reversed_amount: 100,
+    base_amount: 133.4271,
+    commission_amount: 3.3369,
+    purchases_count: 5,
+    reversals_count: 1,
+  };
+  const figures = (data: Record<string, unknown>) => {
+    const { status: _s, stored: _st, computed_at: _c, locked_at: _l, ...rest } = data;
+    return rest;
+  };
+
+  it('computes a month to the cent across a mid-month rate change and a reversal', async () => {
+    const live = await asAdmin('GET', `/en/admin/partners/${p.id}/commission?period=2024-03`);
+    assert.equal(live.status, 200, live.text);
+    assert.deepEqual(figures(live.body.data), MARCH);
+    assert.equal(live.body.data.stored, false);
+    assert.equal(live.body.data.computed_at, null);
+    assert.equal(live.body.data.status, 'open');
+
+    const synced = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2024-03' });
+    assert.equal(synced.status, 200, synced.text);
+    assert.deepEqual(figures(synced.body.data), MARCH);
+    assert.equal(synced.body.data.stored, true);
+    assert.match(synced.body.data.computed_at, /^\d{4}-\d{2}-\d{2}T/);
+
+    // Idempotent: the same ledger gives the same figures.
+    const again = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2024-03' });
+    assert.deepEqual(figures(again.body.data), MARCH);
+    const stored = await asAdmin('GET', `/en/admin/partners/${p.id}/commission?period=2024-03`);
+    assert.deepEqual(figures(stored.body.data), MARCH);
+    assert.equal(stored.body.data.stored, true);
+
+    const list = await asAdmin('GET', `/en/admin/partners/${p.id}/commission/periods`);
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(list.body.data.map((x: { period: string }) => x.period), ['2024-03']);
+    assert.equal(list.body.meta.total, 1);
+
+    // February had one purchase of 50 at 2.5 %.
+    const feb = await asAdmin('GET', `/en/admin/partners/${p.id}/commission?period=2024-02`);
+    assert.equal(feb.body.data.base_amount, 50);
+    assert.equal(feb.body.data.commission_amount, 1.25);
+  });
+
+  it('freezes the figures at lock time; rate changes reaching into the month and syncs are 409 COMMISSION_LOCKED', async () => {
+    const locked = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/lock`, { period: '2024-03' });
+    assert.equal(locked.status, 200, locked.text);
+    assert.equal(locked.body.data.status, 'locked');
+    assert.match(locked.body.data.locked_at, /^\d{4}-/);
+    assert.deepEqual(figures(locked.body.data), MARCH);
+
+    const status = await asAdmin('GET', `/en/admin/partners/${p.id}/commission/lock-status`);
+    assert.equal(status.status, 200, status.text);
+    assert.deepEqual(status.body.data.locked_periods, ['2024-03']);
+    assert.equal(status.body.data.periods[0].commission_amount, 3.3369);
+
+    // A purchase recorded late into March changes nothing stored.
+    await purchase(t, card, '1000.0000', at('2024-03-25T00:00:00Z'));
+
+    const ratesBefore = (await asAdmin('GET', `/en/admin/partners/${p.id}/commission/rates`)).body.data;
+    // 10 Feb: in force until 15 March, so over half of March.
+    for (const valid_from of ['2024-03-20', '2024-03-31', '2024-02-10', '2024-01-01']) {
+      assertLocked(await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 9, valid_from }), '2024-03', 'valid_from');
+    }
+    assertLocked(await asAdmin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2024-03' }), '2024-03', 'period');
+    assertInvalidState(await asAdmin('POST', `/en/admin/partners/${p.id}/commission/lock`, { period: '2024-03' }), 'locked');
+
+    assert.deepEqual((await asAdmin('GET', `/en/admin/partners/${p.id}/commission/rates`)).body.data, ratesBefore);
+    const frozen = await asAdmin('GET', `/en/admin/partners/${p.id}/commission?period=2024-03`);
+    assert.deepEqual(figures(frozen.body.data), MARCH);
+    assert.equal(frozen.body.data.status, 'locked');
+
+    // A version that starts after the locked month leaves it alone.
+    const april = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 4, valid_from: '2024-04-01' });
+    assert.equal(april.status, 200, april.text);
+    // …after which a version on 31 March would apply to one March day only: still refused.
+    assertLocked(await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 9, valid_from: '2024-03-31' }), '2024-03', 'valid_from');
+  });
+
+  it('unlock allows rate changes and syncs again', async () => {
+    const unlocked = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/unlock`, { period: '2024-03' });
+    assert.equal(unlocked.status, 200, unlocked.text);
+    assert.equal(unlocked.body.data.status, 'open');
+    assert.deepEqual((await asAdmin('GET', `/en/admin/partners/${p.id}/commission/lock-status`)).body.data.locked_periods, []);
+    assertInvalidState(await asAdmin('POST', `/en/admin/partners/${p.id}/commission/unlock`, { period: '2024-03' }), 'open');
+    assertInvalidState(await asAdmin('POST', `/en/admin/partners/${p.id}/commission/unlock`, { period: '2020-01' }), 'open');
+
+    const rate = await asAdmin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent: 10, valid_from: '2024-03-25' });
+    assert.equal(rate.status, 200, rate.text);
+    const synced = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2024-03' });
+    assert.equal(synced.status, 200, synced.text);
+    // From 25 March 10 %: the late purchase of 1000 adds 100, and the 0.0038 of 31 March now
+    // costs 0.00038 instead of 0.0001425: 3.33685 + 100 + 0.0002375 = 103.3370875 → 103.3371.
+    assert.equal(synced.body.data.base_amount, 1133.4271);
+    assert.equal(synced.body.data.commission_amount, 103.3371);
+    assert.equal(synced.body.data.purchases_count, 6);
+  });
+
+  it('lock defaults to the previous month and refuses the current or a future month (422)', async () => {
+    const q = await createPartner(t);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: month(0) }), ['period']);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: month(3) }), ['period']);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '2024-13' }), ['period']);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '0000-01' }), ['period']);
+    assertShapeA(await asAdmin('GET', `/en/admin/partners/${q.id}/commission?period=1969-12`), ['period']);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/unlock`, {}), ['period']);
+    const res = await request(t.url, 'POST', `/en/admin/partners/${q.id}/commission/lock`, { headers: bearer(admin.token) });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.period, month(-1));
+    assert.deepEqual((await asAdmin('GET', `/en/admin/partners/${q.id}/commission/lock-status`)).body.data.locked_periods, [month(-1)]);
+  });
+
+  it('force-sync defaults to the current month and refuses a future one', async () => {
+    const q = await createPartner(t);
+    const res = await asAdmin('POST', `/en/admin/partners/${q.id}/commission/force-sync`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.period, month(0));
+    assert.equal(res.body.data.base_amount, 0);
+    assertShapeA(await asAdmin('POST', `/en/admin/partners/${q.id}/commission/force-sync`, { period: month(1) }), ['period']);
+  });
+
+  it('serialises concurrent syncs and a lock of one month: the lock wins once, the figures agree', async () => {
+    const q = await createPartner(t);
+    const c = await createCard(t, q.id, at('2024-05-01T00:00:00Z'));
+    await asAdmin('PUT', `/en/admin/partners/${q.id}/commission/rates`, { rate_percent: 1.5, valid_from: '2024-01-01' });
+    await purchase(t, c, '10.0000', at('2024-05-03T00:00:00Z'));
+    await purchase(t, c, '20.0000', at('2024-05-04T00:00:00Z'));
+    const calls = [
+      ...Array.from({ length: 4 }, () => asAdmin('POST', `/en/admin/partners/${q.id}/commission/force-sync`, { period: '2024-05' })),
+      asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '2024-05' }),
+      asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '2024-05' }),
+    ];
+    const results = await Promise.all(calls);
+    const locks = results.slice(4);
+    assert.deepEqual(locks.map((r) => r.status).sort(), [200, 409]);
+    for (const r of results.slice(0, 4)) {
+      assert.ok(r.status === 200 || (r.status === 409 && r.body.code === 'COMMISSION_LOCKED'), r.text);
+      if (r.status === 200) assert.equal(r.body.data.commission_amount, 0.45);
+    }
+    const final = await asAdmin('GET', `/en/admin/partners/${q.id}/commission?period=2024-05`);
+    assert.equal(final.body.data.status, 'locked');
+    assert.equal(final.body.data.base_amount, 30);
+    assert.equal(final.body.data.commission_amount, 0.45);
+  });
+
+  it('answers 404 for an unknown partner on every commission route', async () => {
+    const id = 2_000_000_000;
+    const calls: Array<[string, string, unknown?]> = [
+      ['GET', `/en/admin/partners/${id}/commission/rates`],
+      ['PUT', `/en/admin/partners/${id}/commission/rates`, { rate_percent: 1 }],
+      ['POST', `/en/admin/partners/${id}/commission/lock`, { period: '2024-01' }],
+      ['POST', `/en/admin/partners/${id}/commission/unlock`, { period: '2024-01' }],
+      ['GET', `/en/admin/partners/${id}/commission/lock-status`],
+      ['POST', `/en/admin/partners/${id}/commission/force-sync`, { period: '2024-01' }],
+      ['GET', `/en/admin/partners/${id}/commission?period=2024-01`],
+      ['GET', `/en/admin/partners/${id}/commission/periods`],
+    ];
+    for (const [method, path, json] of calls) {
+      const res = await asAdmin(method, path, json);
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+      assert.equal(res.body.code, 'RESOURCE_NOT_FOUND');
+    }
+  });
+
+  it('speaks Lithuanian on /lt/', async () => {
+    const q = await createPartner(t);
+    await asAdmin('POST', `/en/admin/partners/${q.id}/commission/lock`, { period: '2023-01' });
+    const res = await asAdmin('POST', `/lt/admin/partners/${q.id}/commission/force-sync`, { period: '2023-01' });
+    assert.equal(res.status, 409);
+    assert.match(res.body.errors[0].message, /užrakintas/);
+  });
+});
