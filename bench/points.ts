@@ -4,7 +4,8 @@
 //      (autocannon) over 1,000 cards — each request authenticates, locks the card row, reads
 //      the programme's rules, applies due expiries, and writes the transaction, its lot and
 //      the balance in one transaction;
-//   2. the same on ONE card (every request queues on the same row lock: the worst case);
+//   2. the same with an Idempotency-Key on every request (a transaction holds the key with
+//      the award), and on ONE card (every request queues on the same row lock: the worst case);
 //   3. the reference, in the same run on the same server: pgbench's built-in TPC-B-like
 //      transaction (`pgbench -i` into a scratch database), 16 clients.
 // Afterwards `loyalty ledger verify` must find every balance equal to its ledger.
@@ -56,7 +57,8 @@ async function main() {
     );
     const cardIds = cards.map((r: { id: number }) => r.id);
 
-    const run = (duration: number, pickCard: () => number) =>
+    let keySeq = 0;
+    const run = (duration: number, pickCard: () => number, withKey = false) =>
       autocannon({
         url: `${server.url}/en/shop/transactions/create`,
         method: 'POST',
@@ -65,7 +67,11 @@ async function main() {
         headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey!.key, 'x-api-secret': server.apiKey!.secret },
         requests: [
           {
-            setupRequest: (req) => ({ ...req, body: JSON.stringify({ card_id: pickCard(), shop_id: seed.shop_id, amount: 12.34 }) }),
+            setupRequest: (req) => ({
+              ...req,
+              ...(withKey ? { headers: { ...req.headers, 'idempotency-key': `bench-${++keySeq}` } } : {}),
+              body: JSON.stringify({ card_id: pickCard(), shop_id: seed.shop_id, amount: 12.34 }),
+            }),
           },
         ],
       });
@@ -73,6 +79,8 @@ async function main() {
     await run(2, anyCard); // warm-up
     const spread = await run(DURATION, anyCard);
     if (spread.non2xx > 0 || spread.errors > 0) throw new Error(`award phase: ${spread.non2xx} non-2xx, ${spread.errors} errors`);
+    const keyed = await run(DURATION, anyCard, true);
+    if (keyed.non2xx > 0 || keyed.errors > 0) throw new Error(`keyed phase: ${keyed.non2xx} non-2xx, ${keyed.errors} errors`);
     const hot = await run(DURATION, () => cardIds[0]!);
     if (hot.non2xx > 0 || hot.errors > 0) throw new Error(`hot-card phase: ${hot.non2xx} non-2xx, ${hot.errors} errors`);
 
@@ -86,22 +94,25 @@ async function main() {
     const tps = pgbenchTps(PGBENCH_DB, CONNECTIONS, DURATION);
     const awards = spread.requests.average;
     const hotAwards = hot.requests.average;
+    const keyedAwards = keyed.requests.average;
     const lines = [
       '',
       `Points benchmark — PostgreSQL, ${CONNECTIONS} clients, ${DURATION} s, ${CARDS} cards, node ${process.version}, ${os.cpus().length} cores`,
       '',
       `  awards/s over ${CARDS} cards     ${awards.toFixed(0).padStart(8)}   (p50 ${spread.latency.p50} ms, p99 ${spread.latency.p99} ms)`,
+      `  … with Idempotency-Key      ${keyedAwards.toFixed(0).padStart(8)}   (p50 ${keyed.latency.p50} ms, p99 ${keyed.latency.p99} ms)`,
       `  awards/s on one card        ${hotAwards.toFixed(0).padStart(8)}   (p50 ${hot.latency.p50} ms, p99 ${hot.latency.p99} ms)`,
       `  pgbench TPC-B-like tps      ${tps.toFixed(0).padStart(8)}   (reference, same server, same run)`,
       '',
       `  awards / pgbench            ${(awards / tps).toFixed(2).padStart(8)}`,
+      `  with key / pgbench          ${(keyedAwards / tps).toFixed(2).padStart(8)}`,
       `  one card / pgbench          ${(hotAwards / tps).toFixed(2).padStart(8)}`,
       `  ledger verify               ${report.ok ? 'ok' : 'FAILED'} (${report.transactions} transactions)`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
     process.stdout.write(
-      `${JSON.stringify({ bench: 'points', connections: CONNECTIONS, duration: DURATION, cards: CARDS, awards_per_s: awards, one_card_awards_per_s: hotAwards, pgbench_tps: tps, p50_ms: spread.latency.p50, p99_ms: spread.latency.p99 })}\n`,
+      `${JSON.stringify({ bench: 'points', connections: CONNECTIONS, duration: DURATION, cards: CARDS, awards_per_s: awards, keyed_awards_per_s: keyedAwards, one_card_awards_per_s: hotAwards, pgbench_tps: tps, p50_ms: spread.latency.p50, p99_ms: spread.latency.p99 })}\n`,
     );
   } finally {
     await db.end();

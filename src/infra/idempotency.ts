@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import { sha256Hex } from '../shared/crypto.js';
 import { AppError } from '../shared/errors.js';
-import type { Db, Tx } from './db/index.js';
+import type { Db, Executor, Tx } from './db/index.js';
 import { idempotencyKeys } from './db/infra.tables.js';
 
 export interface EffectResult<B extends { request_id: string }> {
@@ -133,6 +133,25 @@ export class Idempotency {
     } finally {
       this.inFlight.delete(slot);
     }
+  }
+
+  /**
+   * For an effect that is atomic on its own (one statement, or a transaction it opens itself):
+   * without an Idempotency-Key it runs on the database directly — no BEGIN/COMMIT round trips;
+   * with one it runs in the key's transaction (`inTransaction` true).
+   */
+  async runAtomic<B extends { request_id: string }>(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    scope: string,
+    effect: (exec: Executor, inTransaction: boolean) => Promise<EffectResult<B>>,
+  ): Promise<B> {
+    if (req.headers['idempotency-key'] === undefined) {
+      const result = await effect(this.db, false);
+      reply.code(result.status);
+      return result.body;
+    }
+    return this.run(req, reply, scope, (tx) => effect(tx, true));
   }
 
   private inProgress() {

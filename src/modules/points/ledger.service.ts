@@ -14,7 +14,7 @@ import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
 import type { PointsTransactionType } from './points.tables.js';
-import { purchasePoints, redemptionValue } from './points-rules.js';
+import { redemptionValue } from './points-rules.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
@@ -140,32 +140,59 @@ export class PointsLedger {
     private readonly clock: Clock,
   ) {}
 
-  /** Earn points for a purchase by the programme's rules. */
-  async awardPurchase(tx: Executor, partnerId: number, input: AwardInput): Promise<Result<TransactionView>> {
-    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
-    if (!card) return cardNotFound();
-    if (!card.shopOk) return shopNotFound();
-    if (!card.programme.isActive) return failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
+  /**
+   * Earn points for a purchase by the programme's rules. One statement (repo.award) when the
+   * card has no lot past its expiry — `exec` may then be the database itself, with no
+   * transaction around it; otherwise the due lots are expired first under the card's lock,
+   * in `exec`'s transaction or (`inTransaction` false) a new one.
+   */
+  async awardPurchase(exec: Executor, partnerId: number, input: AwardInput, inTransaction = true): Promise<Result<TransactionView>> {
     const now = this.clock.now();
-    await this.expireDue(tx, card, now);
-    const earned = purchasePoints(input.amount, card.programme);
-    if (earned > BigInt(MAX_POINTS_PER_OPERATION)) return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: MAX_POINTS_PER_OPERATION } });
-    const points = Number(earned);
-    if (card.pointsBalance + points > MAX_BALANCE) return tooLarge(card.pointsBalance, points);
-    const written = await this.credit(tx, card, now, {
-      type: 'purchase',
-      points,
+    const statement = {
+      partnerId,
+      cardId: input.cardId,
       shopId: input.shopId,
       amount: formatAmount(input.amount),
+      amountUnits: input.amount,
       receiptNumber: input.receiptNumber ?? null,
-      reason: null,
-      reversesId: null,
-      expiresAt: this.expiryOf(card, now),
-    });
-    if (!written) {
-      return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: input.receiptNumber } });
+      now,
+      maxPoints: MAX_POINTS_PER_OPERATION,
+      maxBalance: MAX_BALANCE,
+    };
+    let result = await repo.award(exec, statement);
+    if (result?.due) {
+      const expireThenAward = async (tx: Executor) => {
+        const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null);
+        if (card) await this.expireDue(tx, card, now);
+        return repo.award(tx, statement);
+      };
+      result = inTransaction ? await expireThenAward(exec) : await this.db.transaction(expireThenAward);
     }
-    return ok(written);
+    if (!result) return cardNotFound();
+    if (result.transactionId !== null) {
+      return ok({
+        id: result.transactionId,
+        card_id: input.cardId,
+        user_id: result.customerId,
+        shop_id: input.shopId,
+        type: 'purchase',
+        points: Number(result.points),
+        amount: amountToJson(statement.amount),
+        balance_after: result.balanceAfter!,
+        receipt_number: statement.receiptNumber,
+        reason: null,
+        reverses_id: null,
+        created_at: iso(now),
+      });
+    }
+    // Nothing was written: say why, in the order a client fixes things.
+    if (!result.shopOk) return shopNotFound();
+    if (!result.active) return failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
+    if (result.points > BigInt(MAX_POINTS_PER_OPERATION)) {
+      return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: MAX_POINTS_PER_OPERATION } });
+    }
+    if (BigInt(result.pointsBalance) + result.points > BigInt(MAX_BALANCE)) return tooLarge(result.pointsBalance, Number(result.points));
+    return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: statement.receiptNumber } });
   }
 
   /** Spend points at a till, subject to the programme's redemption rules. */

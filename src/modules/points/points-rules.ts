@@ -1,8 +1,8 @@
 // The programme's arithmetic (DESIGN.md §6), exact: amounts and rates are decimals with 4
 // places, carried as bigint ten-thousandths (src/shared/money.ts), never binary floats.
+// (The award from a purchase is computed in SQL, in the statement that writes it:
+// points.repository.ts `award`.)
 //
-//   award  = amount / currency_amount × points_per_currency, rounded up if round_points_up
-//            else down, + points_per_visit, clamped to min_points_per_purchase..max
 //   value  = points / points_per_currency_redemption × currency_amount_redemption (EUR,
 //            rounded down to 4 places: a redemption is never worth more than its points)
 import { parseAmount } from '../../shared/money.js';
@@ -32,18 +32,6 @@ const units = (decimal: string): bigint => {
   if (v === undefined || v <= 0n) throw new Error(`programme rate is not a positive decimal: ${decimal}`);
   return v;
 };
-
-/** Points earned by a purchase of `amount` (EUR ten-thousandths). A bigint: callers bound it. */
-export function purchasePoints(amount: bigint, rules: EarnRules): bigint {
-  if (!rules.pointsEnabled) return 0n;
-  const numerator = amount * units(rules.pointsPerCurrency);
-  const denominator = units(rules.currencyAmount) * SCALE;
-  const base = rules.roundPointsUp ? (numerator + denominator - 1n) / denominator : numerator / denominator;
-  let total = base + BigInt(rules.pointsPerVisit);
-  if (total < BigInt(rules.minPointsPerPurchase)) total = BigInt(rules.minPointsPerPurchase);
-  if (rules.maxPointsPerPurchase !== null && total > BigInt(rules.maxPointsPerPurchase)) total = BigInt(rules.maxPointsPerPurchase);
-  return total;
-}
 
 /** EUR value (ten-thousandths) of redeeming `points`. */
 export function redemptionValue(points: number, rules: RedemptionRules): bigint {

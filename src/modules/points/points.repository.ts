@@ -123,6 +123,81 @@ export const pointsRepository = {
     return row;
   },
 
+  /**
+   * A purchase's award as ONE statement: lock the card, compute the points by the
+   * programme's rules (exact integer arithmetic on the scaled decimals), write the
+   * transaction, its lot and the balance — or nothing, when a check fails. One round trip
+   * and no explicit transaction: an award is the till's hot path. The card's state comes back
+   * so that the caller can tell why nothing was written.
+   *
+   *   points = amount / currency_amount × points_per_currency, rounded up if round_points_up
+   *            else down, + points_per_visit, clamped to min..max_points_per_purchase
+   * computed as ⌊X / Y⌋ (or ⌈X / Y⌉) with X = amount·10⁴ × points_per_currency·10⁴ and
+   * Y = currency_amount·10⁴ × 10⁴, all integers.
+   */
+  async award(db: Executor, a: AwardStatementInput): Promise<AwardStatementResult | undefined> {
+    const now = a.now.toISOString();
+    const result = await db.execute(sql`
+      with card as (
+        select c.id, c.customer_id, c.points_balance,
+               (pc.is_active and pc.deleted_at is null) as active,
+               (c.next_expiry_at is not null and c.next_expiry_at <= ${now}::timestamptz) as due,
+               pc.points_expiration_days as exp_days,
+               exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
+               case when not pc.points_enabled then 0::numeric else least(greatest(
+                 case when pc.round_points_up
+                   then div(${a.amountUnits.toString()}::numeric * (pc.points_per_currency * 10000) + pc.currency_amount * 100000000 - 1, pc.currency_amount * 100000000)
+                   else div(${a.amountUnits.toString()}::numeric * (pc.points_per_currency * 10000), pc.currency_amount * 100000000)
+                 end + pc.points_per_visit,
+                 pc.min_points_per_purchase), coalesce(pc.max_points_per_purchase, 1e30)) end as points
+        from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
+        where c.id = ${a.cardId} and c.partner_id = ${a.partnerId}
+        for update of c
+      ), t as (
+        insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
+        select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
+               ${a.receiptNumber}, ${now}::timestamptz
+        from card
+        where active and shop_ok and not due and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
+        on conflict do nothing
+        returning id, points, balance_after
+      ), new_lot as (
+        insert into points_lots (card_id, transaction_id, points, remaining, expires_at, created_at)
+        select ${a.cardId}, t.id, t.points, t.points, ${now}::timestamptz + card.exp_days * interval '86400 seconds', ${now}::timestamptz
+        from t, card where t.points > 0
+        returning expires_at
+      ), upd as (
+        update loyalty_cards set points_balance = t.balance_after,
+               next_expiry_at = least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)),
+               updated_at = ${now}::timestamptz
+        from t where loyalty_cards.id = ${a.cardId}
+      )
+      select card.customer_id, card.points_balance, card.active, card.due, card.shop_ok, card.points::text as points,
+             t.id as tx_id, t.balance_after
+      from card left join t on true`);
+    const [row] = rowsOf<{
+      customer_id: number;
+      points_balance: number;
+      active: boolean;
+      due: boolean;
+      shop_ok: boolean;
+      points: string;
+      tx_id: number | null;
+      balance_after: number | null;
+    }>(result);
+    if (!row) return undefined;
+    return {
+      customerId: Number(row.customer_id),
+      pointsBalance: Number(row.points_balance),
+      active: row.active,
+      due: row.due,
+      shopOk: row.shop_ok,
+      points: BigInt(row.points),
+      transactionId: row.tx_id === null ? null : Number(row.tx_id),
+      balanceAfter: row.balance_after === null ? null : Number(row.balance_after),
+    };
+  },
+
   /** Write one ledger entry; undefined when its receipt number was already used at the shop. */
   async write(db: Executor, e: Entry): Promise<{ id: number; nextExpiryAt: Date | null } | undefined> {
     const draws = e.draws ?? [];
@@ -334,6 +409,32 @@ export const pointsRepository = {
     return rows.map((r) => r.id);
   },
 };
+
+export interface AwardStatementInput {
+  partnerId: number;
+  cardId: number;
+  shopId: number;
+  /** EUR as numeric text, and the same in ten-thousandths. */
+  amount: string;
+  amountUnits: bigint;
+  receiptNumber: string | null;
+  now: Date;
+  maxPoints: number;
+  maxBalance: number;
+}
+
+export interface AwardStatementResult {
+  customerId: number;
+  pointsBalance: number;
+  active: boolean;
+  /** A lot of the card is past its expiry: expire first, then award. */
+  due: boolean;
+  shopOk: boolean;
+  points: bigint;
+  /** Set when the award was written. */
+  transactionId: number | null;
+  balanceAfter: number | null;
+}
 
 export interface TransactionScope {
   partnerId?: number;

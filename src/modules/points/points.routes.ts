@@ -84,9 +84,10 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
         const { partnerId } = principalOf(req, 'api');
         const amount = amountOf(req.body.amount);
         const input = { cardId: req.body.card_id, shopId: req.body.shop_id, amount, receiptNumber: req.body.receipt_number ?? null };
-        return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
+        // The award is one statement: without an Idempotency-Key it needs no transaction around it.
+        return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec, inTransaction) => ({
           status: 201,
-          body: envelopeOf(req, unwrap(await ledger.awardPurchase(tx, partnerId, input)), 'points.awarded', 201),
+          body: envelopeOf(req, unwrap(await ledger.awardPurchase(exec, partnerId, input, inTransaction)), 'points.awarded', 201),
         }));
       },
     );
