@@ -12,39 +12,18 @@
 //
 // Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), BENCH_CARDS (1000), DATABASE_URL.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
-import { drop, pgbenchTps, recreate, urlFor } from './postgres.js';
+import { PGBENCH_DB, pgbenchTps, startBenchServer } from './postgres.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const CARDS = Number(process.env.BENCH_CARDS ?? 1000);
-const DB = 'loyalty_bench_points';
-const PGBENCH_DB = 'loyalty_bench_pgbench';
 
 async function main() {
-  await recreate(DB);
-  await recreate(PGBENCH_DB);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loyalty-bench-points-'));
-  const server = await startServerProcess(
-    childEnv({
-      DATABASE_URL: urlFor(DB),
-      LOYALTY_DATA_DIR: dataDir,
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
-      LOG_LEVEL: 'warn',
-      DATABASE_POOL_MAX: '20',
-      NODE_ENV: 'production',
-    }),
-  );
-  const db = new pg.Client({ connectionString: urlFor(DB) });
-  await db.connect();
+  const bench = await startBenchServer('points');
+  const { server, db } = bench;
   try {
-    if (!server.apiKey) throw new Error('the demo seed printed no API key');
     const { rows: [seed] } = await db.query(`select p.id as partner_id, s.id as shop_id, c.id as programme_id
       from partners p join shops s on s.partner_id = p.id join partner_cards c on c.partner_id = p.id limit 1`);
     // Points that expire, so that every award also keeps the card's next expiry.
@@ -64,7 +43,7 @@ async function main() {
         method: 'POST',
         connections: CONNECTIONS,
         duration,
-        headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey!.key, 'x-api-secret': server.apiKey!.secret },
+        headers: { 'content-type': 'application/json', 'x-api-key': bench.apiKey.key, 'x-api-secret': bench.apiKey.secret },
         requests: [
           {
             setupRequest: (req) => ({
@@ -85,7 +64,7 @@ async function main() {
     if (hot.non2xx > 0 || hot.errors > 0) throw new Error(`hot-card phase: ${hot.non2xx} non-2xx, ${hot.errors} errors`);
 
     const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'ledger', 'verify'], {
-      env: { ...process.env, DATABASE_URL: urlFor(DB), LOG_LEVEL: 'warn' } as NodeJS.ProcessEnv,
+      env: { ...process.env, DATABASE_URL: bench.url, LOG_LEVEL: 'warn' } as NodeJS.ProcessEnv,
       encoding: 'utf8',
     });
     const report = JSON.parse(verify.stdout) as { ok: boolean; transactions: number };
@@ -115,11 +94,7 @@ async function main() {
       `${JSON.stringify({ bench: 'points', connections: CONNECTIONS, duration: DURATION, cards: CARDS, awards_per_s: awards, keyed_awards_per_s: keyedAwards, one_card_awards_per_s: hotAwards, pgbench_tps: tps, p50_ms: spread.latency.p50, p99_ms: spread.latency.p99 })}\n`,
     );
   } finally {
-    await db.end();
-    await server.kill('SIGTERM');
-    await drop(DB);
-    await drop(PGBENCH_DB);
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.done();
   }
 }
 

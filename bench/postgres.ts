@@ -1,7 +1,11 @@
 // Shared by the PostgreSQL benchmarks: scratch databases and the same-run reference,
 // pgbench's built-in TPC-B-like transaction on the same server.
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
 
 export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -39,3 +43,45 @@ export function pgbenchTps(database: string, clients: number, seconds: number): 
   if (!m) throw new Error(`could not read pgbench's tps:\n${run.stdout}\n${run.stderr}`);
   return Number(m[1]);
 }
+
+/**
+ * A scratch database and the real server on it (demo data seeded, limits off), plus a
+ * client on the same database; `done()` stops and drops everything, the pgbench one too.
+ */
+export async function startBenchServer(name: string, env: Record<string, string> = {}) {
+  const db = `loyalty_bench_${name}`;
+  await recreate(db);
+  await recreate(PGBENCH_DB);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `loyalty-bench-${name}-`));
+  const server = await startServerProcess(
+    childEnv({
+      DATABASE_URL: urlFor(db),
+      LOYALTY_DATA_DIR: dataDir,
+      LOYALTY_DEMO_SEED: 'true',
+      RATE_LIMIT_DISABLED: 'true',
+      LOG_LEVEL: 'warn',
+      DATABASE_POOL_MAX: '20',
+      NODE_ENV: 'production',
+      ...env,
+    }),
+  );
+  if (!server.apiKey) throw new Error('the demo seed printed no API key');
+  const client = new pg.Client({ connectionString: urlFor(db) });
+  await client.connect();
+  return {
+    server,
+    apiKey: server.apiKey,
+    db: client,
+    url: urlFor(db),
+    done: async () => {
+      await client.end();
+      await server.kill('SIGTERM');
+      await drop(db);
+      await drop(PGBENCH_DB);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The reference database for pgbenchTps. */
+export const PGBENCH_DB = 'loyalty_bench_pgbench';

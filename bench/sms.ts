@@ -10,40 +10,17 @@
 // would not contend with each other.
 //
 // Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), DATABASE_URL.
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
-import { drop, pgbenchTps, recreate, urlFor } from './postgres.js';
+import { PGBENCH_DB, pgbenchTps, startBenchServer } from './postgres.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const DB = 'loyalty_bench_sms';
-const PGBENCH_DB = 'loyalty_bench_pgbench';
 
 async function main() {
-  await recreate(DB);
-  await recreate(PGBENCH_DB);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loyalty-bench-sms-'));
-  const server = await startServerProcess(
-    childEnv({
-      DATABASE_URL: urlFor(DB),
-      LOYALTY_DATA_DIR: dataDir,
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
-      LOG_LEVEL: 'warn',
-      DATABASE_POOL_MAX: '20',
-      SMS_SIMULATOR_DELAY_MS: '1000',
-      SMS_DISPATCH_POLL_MS: '100',
-      NODE_ENV: 'production',
-    }),
-  );
-  const db = new pg.Client({ connectionString: urlFor(DB) });
-  await db.connect();
+  const bench = await startBenchServer('sms', { SMS_SIMULATOR_DELAY_MS: '1000', SMS_DISPATCH_POLL_MS: '100' });
+  const { server, db } = bench;
   try {
-    if (!server.apiKey) throw new Error('the demo seed printed no API key');
     await db.query(`update sms_accounts set balance = 1000000`);
     const count = async (where: string) => Number((await db.query(`select count(*) as n from sms_messages where ${where}`)).rows[0].n);
 
@@ -53,7 +30,7 @@ async function main() {
         method: 'POST',
         connections: CONNECTIONS,
         duration,
-        headers: { 'content-type': 'application/json', 'x-api-key': server.apiKey!.key, 'x-api-secret': server.apiKey!.secret },
+        headers: { 'content-type': 'application/json', 'x-api-key': bench.apiKey.key, 'x-api-secret': bench.apiKey.secret },
         body: JSON.stringify({ source: 'DemoShop', destination: '+37061234567', message: 'Your order is ready for pickup.' }),
       });
     await run(2); // warm-up
@@ -96,11 +73,7 @@ async function main() {
       `${JSON.stringify({ bench: 'sms', connections: CONNECTIONS, duration: DURATION, sends_per_s: sends, dispatch_per_s: dispatchRate, pgbench_tps: tps, p50_ms: sendResult.latency.p50, p99_ms: sendResult.latency.p99 })}\n`,
     );
   } finally {
-    await db.end();
-    await server.kill('SIGTERM');
-    await drop(DB);
-    await drop(PGBENCH_DB);
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.done();
   }
 }
 

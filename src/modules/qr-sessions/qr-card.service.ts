@@ -1,38 +1,20 @@
 // QR card identification at a point of sale (DESIGN.md §5): the till shows a QR, the
 // customer's app scans it and shares one of their cards; the till gets the card data (the
 // balance and the redemption settings) on `qr-card.{session_id}` and from the status poll.
-import { randomToken, sha256Hex } from '../../shared/crypto.js';
+import { sha256Hex } from '../../shared/crypto.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
-import { effectiveStatus, invalidState, publishQuietly, qrImage, QR_SESSION_TTL_MS, scanCodeOf, sessionNotFound, type GeneratedSession, type QrDeps } from './qr-login.service.js';
+import { effectiveStatus, invalidState, openSession, publishQuietly, scanCodeOf, sessionNotFound, type GeneratedSession, type QrDeps } from './qr-login.service.js';
 import { qrRepository as repo, type QrCardRow } from './qr.repository.js';
 
 export class QrCardService {
   constructor(private readonly deps: QrDeps & { cards: LoyaltyCardsService }) {}
 
-  async generate(partnerId: number, input: { deviceName?: string; shopId?: number }): Promise<Result<GeneratedSession>> {
-    const { deps } = this;
-    if (input.shopId !== undefined && !(await deps.shops.get(partnerId, input.shopId))) {
-      return fail('RESOURCE_NOT_FOUND', {
-        params: { resource: 'resource.shop' },
-        items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
-      });
-    }
-    const id = randomToken(16);
-    const code = randomToken(16);
-    const now = deps.clock.now();
-    const row = await repo.insertCard(deps.db, {
-      id,
-      scanCodeHash: sha256Hex(code),
-      partnerId,
-      shopId: input.shopId ?? null,
-      deviceName: input.deviceName ?? null,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + QR_SESSION_TTL_MS),
-    });
-    const content = `${deps.appLinkBase}/qr-card/${code}`;
-    return ok({ session_id: id, qr_code: await qrImage(content), qr_content: content, channel: `qr-card.${id}`, expires_at: iso(row.expiresAt) });
+  generate(partnerId: number, input: { deviceName?: string; shopId?: number }): Promise<Result<GeneratedSession>> {
+    return openSession(this.deps, 'qr-card', partnerId, input.shopId, (session) =>
+      repo.insertCard(this.deps.db, { ...session, partnerId, shopId: input.shopId ?? null, deviceName: input.deviceName ?? null }),
+    );
   }
 
   async status(partnerId: number, sessionId: string) {

@@ -67,6 +67,32 @@ export function effectiveStatus<S extends string>(row: { status: S; expiresAt: D
   return live.includes(row.status) && row.expiresAt.getTime() <= now.getTime() ? 'expired' : row.status;
 }
 
+/**
+ * A new session of either kind: the shop (if given) must be the partner's; the session id and
+ * the scan code are independent 128-bit random values; the QR shows only the scan code.
+ */
+export async function openSession(
+  deps: QrDeps,
+  kind: 'qr-login' | 'qr-card',
+  partnerId: number,
+  shopId: number | undefined,
+  insert: (session: { id: string; scanCodeHash: string; createdAt: Date; expiresAt: Date }) => Promise<unknown>,
+): Promise<Result<GeneratedSession>> {
+  if (shopId !== undefined && !(await deps.shops.get(partnerId, shopId))) {
+    return fail('RESOURCE_NOT_FOUND', {
+      params: { resource: 'resource.shop' },
+      items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
+    });
+  }
+  const id = randomToken(16);
+  const code = randomToken(16);
+  const createdAt = deps.clock.now();
+  const expiresAt = new Date(createdAt.getTime() + QR_SESSION_TTL_MS);
+  await insert({ id, scanCodeHash: sha256Hex(code), createdAt, expiresAt });
+  const content = `${deps.appLinkBase}/${kind}/${code}`;
+  return ok({ session_id: id, qr_code: await qrImage(content), qr_content: content, channel: `${kind}.${id}`, expires_at: iso(expiresAt) });
+}
+
 export async function publishQuietly(deps: QrDeps, channel: string, data: Record<string, unknown>) {
   // The change is committed; a client that missed the event learns it from the poll. The
   // channel name holds the secret session id: only a digest of it reaches the log.
@@ -93,28 +119,10 @@ export class QrLoginService {
     },
   ) {}
 
-  async generate(partnerId: number, input: { deviceName: string; shopId?: number }): Promise<Result<GeneratedSession>> {
-    const { deps } = this;
-    if (input.shopId !== undefined && !(await deps.shops.get(partnerId, input.shopId))) {
-      return fail('RESOURCE_NOT_FOUND', {
-        params: { resource: 'resource.shop' },
-        items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
-      });
-    }
-    const id = randomToken(16);
-    const code = randomToken(16);
-    const now = deps.clock.now();
-    const row = await repo.insertLogin(deps.db, {
-      id,
-      scanCodeHash: sha256Hex(code),
-      partnerId,
-      shopId: input.shopId ?? null,
-      deviceName: input.deviceName,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + QR_SESSION_TTL_MS),
-    });
-    const content = `${deps.appLinkBase}/qr-login/${code}`;
-    return ok({ session_id: id, qr_code: await qrImage(content), qr_content: content, channel: `qr-login.${id}`, expires_at: iso(row.expiresAt) });
+  generate(partnerId: number, input: { deviceName: string; shopId?: number }): Promise<Result<GeneratedSession>> {
+    return openSession(this.deps, 'qr-login', partnerId, input.shopId, (session) =>
+      repo.insertLogin(this.deps.db, { ...session, partnerId, shopId: input.shopId ?? null, deviceName: input.deviceName }),
+    );
   }
 
   /** The till's view; the token comes with the first poll that sees `authenticated`. */
