@@ -71,6 +71,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         ],
         censor: '[redacted]',
       },
+      // The path only: query strings carry signatures (the events API's auth_signature) and
+      // customers' data (card numbers, phone searches).
+      serializers: {
+        req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+          method: req.method,
+          url: req.url.split('?')[0],
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
     },
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),

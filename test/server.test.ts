@@ -192,6 +192,17 @@ describe('server process (new-user path, embedded)', () => {
     assert.equal(none.body.code, 1004);
   });
 
+  it('request logs carry the path, never the query string or the secret', async () => {
+    const base = viaIpv4(b.baseUrl);
+    await request(base, 'GET', '/en/shop/loyalty-cards/info?card_number=9123456789012345', { headers: apiHeaders(b) });
+    await waitFor(first, (out) => (out.includes('/en/shop/loyalty-cards/info') ? true : undefined), 'the request log');
+    // The log lines (JSON); the banner before them prints the demo credentials on purpose.
+    const logLines = first.stdout().split('\n').filter((l) => l.startsWith('{'));
+    assert.ok(logLines.some((l) => l.includes('/en/shop/loyalty-cards/info')));
+    assert.ok(!logLines.some((l) => l.includes('9123456789012345')), 'no query string in the log');
+    assert.ok(!logLines.some((l) => l.includes(b.curlSecret)), 'the API secret is not logged');
+  });
+
   it('/de/... is 404 and /lt/ and /en/ messages differ', async () => {
     const base = viaIpv4(b.baseUrl);
     const de = await request(base, 'POST', '/de/shop/validate-credentials', { headers: apiHeaders(b) });
