@@ -11,7 +11,7 @@ import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, Name, PageQuery } from '../../shared/schemas.js';
 import { DAY_PATTERN } from '../../shared/calendar.js';
 import { POINTS_TRANSACTION_TYPES } from '../points/points.tables.js';
-import type { PartnersService } from '../partners/partners.service.js';
+import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import { DEFAULT_STATS_DAYS, MAX_STATS_DAYS, type AdminStatsService } from './admin-stats.service.js';
 
 const Count = Type.Integer({ minimum: 0 });
@@ -156,7 +156,7 @@ export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req) => {
-      if (!(await partners.get(req.params.id))) throw notFound('resource.partner');
+      await existingPartner(partners, req.params.id);
       const page = pageWindow(req.query);
       const { items, total } = await mail.listForPartner(req.params.id, page);
       return listWithMeta(req, items, page, total);

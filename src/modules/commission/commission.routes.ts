@@ -4,11 +4,11 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { fieldError, notFound, unwrap } from '../../shared/errors.js';
+import { fieldError, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DAY_PATTERN, PERIOD_PATTERN } from '../../shared/calendar.js';
 import { DateTime, Envelope, errorResponses, ListEnvelope, LocaleIdParams, PageQuery } from '../../shared/schemas.js';
-import type { PartnersService } from '../partners/partners.service.js';
+import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import type { CommissionService } from './commission.service.js';
 
 const Period = Type.String({ pattern: PERIOD_PATTERN, description: 'A calendar month (UTC), YYYY-MM (1970..2999)', 'x-message': 'commission.period_format' });
@@ -74,9 +74,6 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
   app,
   { commission, partners },
 ) => {
-  async function existingPartner(id: number) {
-    if (!(await partners.get(id))) throw notFound('resource.partner');
-  }
   const base = '/:locale/admin/partners/:id/commission';
 
   app.get(
@@ -91,7 +88,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       return envelopeOf(req, await commission.rates(req.params.id));
     },
   );
@@ -113,7 +110,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
     },
     async (req) => {
       const ratePercent = ratePercentText(req.body.rate_percent);
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       const { adminId } = principalOf(req, 'admin');
       const input = { ratePercent, ...(req.body.valid_from !== undefined ? { validFrom: req.body.valid_from } : {}) };
       return envelopeOf(req, unwrap(await commission.addRate(req.params.id, adminId, input)), 'commission.rate_added');
@@ -137,7 +134,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       preValidation: emptyBodyIsEmptyObject,
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       const { adminId } = principalOf(req, 'admin');
       const period = req.body.period ?? commission.previousPeriod();
       return envelopeOf(req, unwrap(await commission.lock(req.params.id, adminId, period)), 'commission.locked');
@@ -158,7 +155,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       return envelopeOf(req, unwrap(await commission.unlock(req.params.id, req.body.period)), 'commission.unlocked');
     },
   );
@@ -175,7 +172,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       return envelopeOf(req, await commission.lockStatus(req.params.id));
     },
   );
@@ -195,7 +192,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       preValidation: emptyBodyIsEmptyObject,
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       const period = req.body.period ?? commission.currentPeriod();
       return envelopeOf(req, unwrap(await commission.forceSync(req.params.id, period)), 'commission.synced');
     },
@@ -215,7 +212,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       return envelopeOf(req, await commission.period(req.params.id, req.query.period ?? commission.currentPeriod()));
     },
   );
@@ -233,7 +230,7 @@ export const commissionRoutes: FastifyPluginAsyncTypebox<{ commission: Commissio
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       const page = pageWindow(req.query);
       const { items, total } = await commission.periods(req.params.id, page);
       return listWithMeta(req, items, page, total);

@@ -15,7 +15,7 @@ import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
-import type { PartnersService } from '../partners/partners.service.js';
+import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import type { Author, PartnerMessagesService, UploadedFile } from './partner-messages.service.js';
 
 export interface AttachmentLimits {
@@ -267,9 +267,6 @@ export const partnerMessagesRoutes: FastifyPluginAsyncTypebox<{
     },
   });
 
-  async function existingPartner(id: number) {
-    if (!(await partners.get(id))) throw notFound('resource.partner');
-  }
 
   async function attachmentOr404(partnerId: number, messageId: number, attachmentId: number) {
     const file = await messages.attachment(partnerId, messageId, attachmentId);
@@ -297,7 +294,7 @@ export const partnerMessagesRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req, reply) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       return postMessage(req, reply, messages, limits, req.params.id, { kind: 'admin', adminId: principalOf(req, 'admin').adminId });
     },
   );
@@ -316,7 +313,7 @@ export const partnerMessagesRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       const page = pageWindow(req.query);
       const { items, total } = await messages.list(req.params.id, 'admin', page);
       return listWithMeta(req, items, page, total);

@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../infra/db/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import type { TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
-import { fail, ok, type Result } from '../../shared/errors.js';
+import { fail, notFound, ok, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { partnersRepository as repo, type PartnerRow } from './partners.repository.js';
@@ -78,4 +78,11 @@ export class PartnersService {
     const { rows, total } = await repo.list(this.db, page.perPage, page.offset);
     return { items: rows.map(partnerView), total };
   }
+}
+
+/** Route helper for admin routes that take a partner id: the partner, or the 404 a client sees. */
+export async function existingPartner(partners: PartnersService, id: number, field = 'id'): Promise<PartnerView> {
+  const partner = await partners.get(id);
+  if (!partner) throw notFound('resource.partner', field);
+  return partner;
 }

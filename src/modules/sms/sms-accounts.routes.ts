@@ -19,7 +19,7 @@ import {
   LocaleParams,
   PageQuery,
 } from '../../shared/schemas.js';
-import type { PartnersService } from '../partners/partners.service.js';
+import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import type { SmsAccountsService } from './sms-accounts.service.js';
 import { statusProperties } from './sms.routes.js';
 import { historyView, type SmsService } from './sms.service.js';
@@ -61,9 +61,6 @@ export const smsAccountsRoutes: FastifyPluginAsyncTypebox<{
   sms: SmsService;
   partners: PartnersService;
 }> = async (app, { accounts, sms, partners }) => {
-  async function existingPartner(id: number) {
-    if (!(await partners.get(id))) throw notFound('resource.partner', 'partner_id');
-  }
 
   app.get(
     '/:locale/admin/partners/sms-accounts',
@@ -98,7 +95,7 @@ export const smsAccountsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       const amount = amountOf(req.body.amount, 'amount');
-      await existingPartner(req.params.partner_id);
+      await existingPartner(partners, req.params.partner_id, 'partner_id');
       return envelopeOf(req, await accounts.topUp(req.params.partner_id, amount), 'sms.account_updated');
     },
   );
@@ -127,7 +124,7 @@ export const smsAccountsRoutes: FastifyPluginAsyncTypebox<{
         if (!/^([A-Z]{2}|\*)$/.test(cc)) throw fieldError(`prices.${cc}`, 'validation.pattern');
         prices[cc] = value === null ? null : formatAmount(amountOf(value, `prices.${cc}`));
       }
-      await existingPartner(req.params.partner_id);
+      await existingPartner(partners, req.params.partner_id, 'partner_id');
       const view = await accounts.configure(req.params.partner_id, {
         prices,
         ...(req.body.transliterate !== undefined ? { transliterate: req.body.transliterate } : {}),
@@ -149,7 +146,7 @@ export const smsAccountsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req, reply) => {
-      await existingPartner(req.params.id);
+      await existingPartner(partners, req.params.id);
       if (!(await accounts.approveSender(req.params.id, req.body.name))) {
         throw new AppError('DUPLICATE_VALUE', {
           message: 'sms.sender_already_approved',
