@@ -6,7 +6,7 @@ import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import type { MailService } from '../../infra/mail/mail.service.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { fieldError, notFound, unwrap } from '../../shared/errors.js';
+import { fieldError, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, Name, PageQuery } from '../../shared/schemas.js';
 import { DAY_PATTERN } from '../../shared/calendar.js';
@@ -90,7 +90,7 @@ export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       const { from, to, partner_id: partnerId } = req.query;
-      if (partnerId !== undefined && !(await partners.get(partnerId))) throw notFound('resource.partner', 'partner_id');
+      if (partnerId !== undefined) await existingPartner(partners, partnerId, 'partner_id');
       const view = unwrap(
         await stats.stats({
           ...(from !== undefined ? { from } : {}),
@@ -122,11 +122,8 @@ export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       if (/[\r\n]/.test(req.body.subject)) throw fieldError('subject', 'admin.single_line');
-      // PostgreSQL text cannot hold NUL; neither can a mail header.
-      if (req.body.subject.includes('\u0000')) throw fieldError('subject', 'validation.invalid');
-      if (req.body.body.includes('\u0000')) throw fieldError('body', 'validation.invalid');
-      const partner = await partners.get(req.params.id);
-      if (!partner) throw notFound('resource.partner');
+      // (NUL, which neither PostgreSQL nor a mail header can hold, is refused for every route in http-core.)
+      const partner = await existingPartner(partners, req.params.id);
       const { adminId } = principalOf(req, 'admin');
       const body = await idempotency.run(req, reply, `admin:${adminId}`, async (tx) => {
         const queued = await mail.enqueue(tx, {

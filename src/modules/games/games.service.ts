@@ -6,7 +6,7 @@ import { fail, notFound, ok, type FieldErrors, type Result } from '../../shared/
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
-import { addFieldError, hasOwn, isPlainObject, unstorableTextFields } from '../../shared/validation.js';
+import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
 import { gamesRepository as repo, type GameColumns, type GameRow, type RewardColumns, type RewardRow } from './games.repository.js';
 import { REWARD_TYPES, type DiscountType, type GameType, type RewardType } from './games.tables.js';
@@ -113,7 +113,6 @@ function instant(value: unknown): number | undefined {
 /** The checks a schema cannot make, on a body that may also have failed the schema. */
 function ruleErrors(body: Record<string, unknown>, existing: GameRow | undefined): FieldErrors {
   const errors: FieldErrors = {};
-  for (const field of unstorableTextFields(body)) addFieldError(errors, field, 'validation.unstorable_text');
   if (Array.isArray(body.rewards)) rewardErrors(errors, body.rewards);
   for (const field of ['starts_at', 'ends_at'] as const) {
     if (typeof body[field] === 'string' && instant(body[field]) === undefined) {

@@ -7,7 +7,7 @@ import { fail, notFound, ok, type FieldErrors, type Result } from '../../shared/
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
-import { addFieldError, hasOwn, isPlainObject, unstorableTextFields } from '../../shared/validation.js';
+import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import { IMAGE_LIMITS, imageProblem } from './card-images.js';
 import { partnerCardsRepository as repo, type CardColumns, type CardListFilter, type CardListRow, type CardRow } from './partner-cards.repository.js';
@@ -86,7 +86,6 @@ const LANGUAGE_KEY = /^[a-z]{2}$/;
  */
 function ruleErrors(body: Record<string, unknown>, existing: CardRow | undefined): FieldErrors {
   const errors: FieldErrors = {};
-  for (const field of unstorableTextFields(body)) addFieldError(errors, field, 'validation.unstorable_text');
   for (const field of ['description', 'terms_conditions'] as const) {
     const texts = body[field];
     if (isPlainObject(texts) && Object.keys(texts).some((k) => !LANGUAGE_KEY.test(k))) addFieldError(errors, field, 'partner_cards.language_keys');
