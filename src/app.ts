@@ -152,7 +152,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(webhooksRoutes, { webhooks: services.webhooks });
   await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
-  await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, idempotency });
+  await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, cards: services.loyaltyCards, idempotency });
   await fastify.register(qrRoutes, { login: services.qrLogin, card: services.qrCard, appLink: services.appLink, idempotency });
   await fastify.register(partnerDataRoutes, {
     partners: services.partners,

@@ -137,6 +137,11 @@ export function notFound(resource: MessageKey, field = 'id'): AppError {
   });
 }
 
+/** The same 404 as a failed Result, for services. */
+export function missing(resource: MessageKey, field = 'id'): Result<never> {
+  return fail('RESOURCE_NOT_FOUND', notFound(resource, field).options);
+}
+
 export function fieldError(field: string, key: MessageKey, params?: MessageParams): AppError {
   return new AppError('VALIDATION', { fields: { [field]: [{ key, params }] } });
 }

@@ -2,7 +2,7 @@
 // places, reward-type fields, the time window, the partner's own card), transactions and
 // the view. Gameplay (drawing a reward, limits per customer) comes in a later module.
 import type { Db, Executor } from '../../infra/db/index.js';
-import { fail, notFound, ok, type FieldErrors, type Result } from '../../shared/errors.js';
+import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
@@ -188,7 +188,6 @@ function gameView(row: GameRow, rewards: RewardRow[]): GameView {
 }
 
 const isRowId = (id: unknown): id is number => Number.isInteger(id) && (id as number) >= 1 && (id as number) <= 2147483647;
-const gameNotFound = () => notFound('resource.game').options;
 
 export class GamesService {
   constructor(
@@ -204,7 +203,7 @@ export class GamesService {
     let existing: GameRow | undefined;
     if (id !== undefined) {
       existing = await repo.find(this.db, partnerId, id);
-      if (!existing) return fail('RESOURCE_NOT_FOUND', gameNotFound());
+      if (!existing) return missing('resource.game');
     }
     return ok(await this.fieldErrors(this.db, partnerId, body, existing));
   }
@@ -243,7 +242,7 @@ export class GamesService {
     return this.db.transaction(async (tx) => {
       // Locked: the window check and the rewards replacement see the row they change.
       const existing = await repo.find(tx, partnerId, id, { forUpdate: true });
-      if (!existing) return fail('RESOURCE_NOT_FOUND', gameNotFound());
+      if (!existing) return missing('resource.game');
       const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, existing);
       if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
       const row = (await repo.update(tx, partnerId, id, columnsOf(input)))!;

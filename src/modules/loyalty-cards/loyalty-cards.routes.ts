@@ -96,9 +96,9 @@ export const loyaltyCardsRoutes: FastifyPluginAsyncTypebox<{ cards: LoyaltyCards
       },
     },
     async (req) => {
-      const info = await cards.info(principalOf(req, 'api').partnerId, lookupOf(req.query));
-      if (!info) throw notFound('resource.loyalty_card', req.query.card_number !== undefined ? 'card_number' : 'card_id');
-      return envelopeOf(req, { card_id: info.card.id, card_number: info.card.card_number, points_balance: info.card.points_balance, expiring: info.expiring });
+      const balance = await cards.balance({ partnerId: principalOf(req, 'api').partnerId }, lookupOf(req.query));
+      if (!balance) throw notFound('resource.loyalty_card', req.query.card_number !== undefined ? 'card_number' : 'card_id');
+      return envelopeOf(req, balance);
     },
   );
 

@@ -2,7 +2,7 @@
 // balance. Issued with a Luhn-checked number or attached to an existing (third-party)
 // number; the programme's welcome bonus is credited in the same transaction.
 import type { Db, Executor } from '../../infra/db/index.js';
-import { fail, ok, type Result } from '../../shared/errors.js';
+import { fail, missing, ok, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import type { CustomersService } from '../customers/customers.service.js';
@@ -46,11 +46,7 @@ export interface CardLookup {
   cardNumber?: string;
 }
 
-const programmeNotFound = () =>
-  fail<never>('RESOURCE_NOT_FOUND', {
-    params: { resource: 'resource.partner_card' },
-    items: [{ field: 'partner_card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.partner_card' } }],
-  });
+const programmeNotFound = () => missing('resource.partner_card', 'partner_card_id');
 
 const alreadyMember = () =>
   fail<never>('DUPLICATE_VALUE', {
@@ -159,6 +155,13 @@ export class LoyaltyCardsService {
     return { items: rows.map(cardView), total };
   }
 
+  /** A card's balance after due expiries, and what will expire when. */
+  async balance(owner: CardOwner, lookup: CardLookup) {
+    const card = await this.get(owner, lookup);
+    if (!card) return undefined;
+    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, expiring: await this.deps.ledger.expiring(card.id) };
+  }
+
   /** What a till shows after scanning a card: the card, its holder and the programme's rules. */
   async info(partnerId: number, lookup: CardLookup) {
     const card = await this.get({ partnerId }, lookup);
@@ -168,13 +171,7 @@ export class LoyaltyCardsService {
       // A card outlives its programme's deletion: its holder can still be shown and spend.
       this.deps.partnerCards.programme(this.db, card.partner_card_id, { includeDeleted: true }),
     ]);
-    const rates = displayRates({
-      ...programme!,
-      roundPointsUp: false,
-      minPointsPerPurchase: 0,
-      maxPointsPerPurchase: null,
-      pointsPerVisit: 0,
-    });
+    const rates = displayRates(programme!);
     return {
       card,
       user: { id: customer!.id, name: customer!.name, phone: customer!.phone, email: customer!.email },

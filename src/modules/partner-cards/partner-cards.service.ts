@@ -3,7 +3,7 @@
 // coupons — a programme's rules (`findProgramme`).
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { pgErrorCode, type Db, type Executor } from '../../infra/db/index.js';
-import { fail, notFound, ok, type FieldErrors, type Result } from '../../shared/errors.js';
+import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
@@ -321,7 +321,6 @@ class RolledBack extends Error {
   }
 }
 
-const cardNotFound = () => notFound('resource.partner_card').options;
 
 export class PartnerCardsService {
   constructor(
@@ -345,7 +344,7 @@ export class PartnerCardsService {
     let existing: CardRow | undefined;
     if (id !== undefined) {
       existing = await repo.find(this.db, partnerId, id);
-      if (!existing) return fail('RESOURCE_NOT_FOUND', cardNotFound());
+      if (!existing) return missing('resource.partner_card');
     }
     return ok(await this.fieldErrors(this.db, partnerId, body, existing));
   }
@@ -391,7 +390,7 @@ export class PartnerCardsService {
       return await this.db.transaction(async (tx) => {
         // Locked: a concurrent update cannot slip a min past the max this one checks against.
         const existing = await repo.find(tx, partnerId, id, { forUpdate: true });
-        if (!existing) return fail('RESOURCE_NOT_FOUND', cardNotFound());
+        if (!existing) return missing('resource.partner_card');
         const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, existing);
         if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
         if (sent.length === 0) return ok({ updated_at: iso(existing.updatedAt) });

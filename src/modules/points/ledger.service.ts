@@ -8,7 +8,7 @@
 // (or what is left of it, then from other lots); deduct / reverse(deduct) restores exactly
 // the lots the deduction drew from.
 import type { Db, Executor } from '../../infra/db/index.js';
-import { ERRORS, fail, ok, type ErrorName, type Result } from '../../shared/errors.js';
+import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
 import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { iso, type Clock } from '../../shared/time.js';
@@ -82,14 +82,8 @@ function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params
   });
 }
 
-const cardNotFound = () => fail<never>('RESOURCE_NOT_FOUND', {
-  params: { resource: 'resource.loyalty_card' },
-  items: [{ field: 'card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.loyalty_card' } }],
-});
-const shopNotFound = () => fail<never>('RESOURCE_NOT_FOUND', {
-  params: { resource: 'resource.shop' },
-  items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
-});
+const cardNotFound = () => missing('resource.loyalty_card', 'card_id');
+const shopNotFound = () => missing('resource.shop', 'shop_id');
 
 function insufficient(available: number, requested: number) {
   return failOn('INSUFFICIENT_BALANCE', 'points', 'points.insufficient_balance', {
@@ -304,10 +298,7 @@ export class PointsLedger {
   async reverse(tx: Executor, partnerId: number, transactionId: number, reason: string | null): Promise<Result<ReversalView>> {
     const original = await repo.findTransaction(tx, { partnerId }, transactionId);
     if (!original) {
-      return fail('RESOURCE_NOT_FOUND', {
-        params: { resource: 'resource.transaction' },
-        items: [{ field: 'id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.transaction' } }],
-      });
+      return missing('resource.transaction');
     }
     if (original.type === 'expire' || original.type === 'reversal') {
       return failOn('INVALID_STATE', 'id', 'points.not_reversible', { params: { type: original.type }, meta: { type: original.type } });

@@ -9,16 +9,6 @@ import { parseAmount } from '../../shared/money.js';
 
 const SCALE = 10_000n;
 
-export interface EarnRules {
-  pointsEnabled: boolean;
-  pointsPerCurrency: string;
-  currencyAmount: string;
-  roundPointsUp: boolean;
-  minPointsPerPurchase: number;
-  maxPointsPerPurchase: number | null;
-  pointsPerVisit: number;
-}
-
 export interface RedemptionRules {
   pointsRedemptionEnabled: boolean;
   pointsPerCurrencyRedemption: string;
@@ -39,7 +29,9 @@ export function redemptionValue(points: number, rules: RedemptionRules): bigint 
 }
 
 /** Points per euro spent and euros per point redeemed, as integrators display them. */
-export function displayRates(rules: EarnRules & RedemptionRules): { points_per_euro: number; euro_per_point: number } {
+export function displayRates(
+  rules: Pick<RedemptionRules, 'pointsPerCurrencyRedemption' | 'currencyAmountRedemption'> & { pointsPerCurrency: string; currencyAmount: string },
+): { points_per_euro: number; euro_per_point: number } {
   const perEuro = Number(rules.pointsPerCurrency) / Number(rules.currencyAmount);
   const euroPerPoint = Number(rules.currencyAmountRedemption) / Number(rules.pointsPerCurrencyRedemption);
   return { points_per_euro: Number(perEuro.toFixed(4)), euro_per_point: Number(euroPerPoint.toFixed(4)) };

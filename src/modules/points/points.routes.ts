@@ -13,6 +13,7 @@ import { parseAmount } from '../../shared/money.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { customerOwner } from '../loyalty-cards/loyalty-cards.routes.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import type { PointsLedger } from './ledger.service.js';
 import type { TransactionScope } from './points.repository.js';
 import { filterOf } from './transaction-filter.js';
@@ -57,10 +58,12 @@ const AdjustRow = Type.Object({
   expires_in_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], { description: 'Expiry of added points; default the programme\'s; null never' })),
 });
 
-export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; points: PointsService; idempotency: Idempotency }> = async (
-  app,
-  { ledger, points, idempotency },
-) => {
+export const pointsRoutes: FastifyPluginAsyncTypebox<{
+  ledger: PointsLedger;
+  points: PointsService;
+  cards: LoyaltyCardsService;
+  idempotency: Idempotency;
+}> = async (app, { ledger, points, cards, idempotency }) => {
   // transactions/award-points is an alias of transactions/create (the spec names both).
   for (const [path, summary] of [
     ['/:locale/shop/transactions/create', 'Award points for a purchase'],
@@ -264,7 +267,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{ ledger: PointsLedger; poi
     },
     async (req) => {
       const scope = scopeOf(req);
-      const balance = await points.balance({ partnerId: scope.partnerId, customerId: scope.customerId }, req.params.card_id);
+      const balance = await cards.balance({ partnerId: scope.partnerId, customerId: scope.customerId }, { cardId: req.params.card_id });
       if (!balance) throw notFound('resource.loyalty_card', 'card_id');
       const { card_number: _number, ...view } = balance;
       return envelopeOf(req, view);

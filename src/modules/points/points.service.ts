@@ -69,13 +69,6 @@ export class PointsService {
     };
   }
 
-  /** The card's balance after due expiries, and what will expire when. */
-  async balance(owner: CardOwner, cardId: number) {
-    const card = await this.deps.cards.get(owner, { cardId });
-    if (!card) return undefined;
-    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, expiring: await this.deps.ledger.expiring(card.id) };
-  }
-
   /** The transactions as CSV, oldest first, read in pages so that memory stays flat. */
   async *exportCsv(scope: TransactionScope, filter: TransactionFilter): AsyncGenerator<string> {
     yield `${EXPORT_COLUMNS.join(',')}\r\n`;

@@ -2,7 +2,7 @@
 // customer's app scans it and shares one of their cards; the till gets the card data (the
 // balance and the redemption settings) on `qr-card.{session_id}` and from the status poll.
 import { sha256Hex } from '../../shared/crypto.js';
-import { fail, ok, type Result } from '../../shared/errors.js';
+import { missing, ok, type Result } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import { effectiveStatus, invalidState, openSession, publishQuietly, scanCodeOf, sessionNotFound, type GeneratedSession, type QrDeps } from './qr-login.service.js';
@@ -32,10 +32,7 @@ export class QrCardService {
     if (!session) return sessionNotFound('code');
     const card = await deps.cards.get({ customerId, partnerId: session.partnerId }, { cardId });
     if (!card) {
-      return fail('RESOURCE_NOT_FOUND', {
-        params: { resource: 'resource.loyalty_card' },
-        items: [{ field: 'card_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.loyalty_card' } }],
-      });
+      return missing('resource.loyalty_card', 'card_id');
     }
     const row = await repo.shareCard(deps.db, codeHash, card.id, deps.clock.now());
     if (!row) {

@@ -8,7 +8,7 @@ import QRCode from 'qrcode';
 import type { Db } from '../../infra/db/index.js';
 import type { TokenService } from '../../infra/tokens.js';
 import { randomToken, sha256Hex } from '../../shared/crypto.js';
-import { fail, ok, type Result } from '../../shared/errors.js';
+import { fail, missing, ok, type Result } from '../../shared/errors.js';
 import type { MessageKey } from '../../shared/i18n.js';
 import { iso, type Clock } from '../../shared/time.js';
 import type { CustomersService, CustomerView } from '../customers/customers.service.js';
@@ -52,10 +52,7 @@ export async function qrImage(content: string): Promise<string> {
 }
 
 export function sessionNotFound(field: string) {
-  return fail<never>('RESOURCE_NOT_FOUND', {
-    params: { resource: 'resource.qr_session' },
-    items: [{ field, code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.qr_session' } }],
-  });
+  return missing('resource.qr_session', field);
 }
 
 export function invalidState(status: string, key: MessageKey = 'qr.invalid_state') {
@@ -79,10 +76,7 @@ export async function openSession(
   insert: (session: { id: string; scanCodeHash: string; createdAt: Date; expiresAt: Date }) => Promise<unknown>,
 ): Promise<Result<GeneratedSession>> {
   if (shopId !== undefined && !(await deps.shops.get(partnerId, shopId))) {
-    return fail('RESOURCE_NOT_FOUND', {
-      params: { resource: 'resource.shop' },
-      items: [{ field: 'shop_id', code: 'RESOURCE_NOT_FOUND', key: 'error.resource_not_found', params: { resource: 'resource.shop' } }],
-    });
+    return missing('resource.shop', 'shop_id');
   }
   const id = randomToken(16);
   const code = randomToken(16);
