@@ -4,6 +4,8 @@
 //   *.redis.test.ts  need REDIS_URL     *.pg.test.ts  need DATABASE_URL
 // Everything else runs in both modes: embedded (PGlite, in-process) and, with
 // DATABASE_URL / REDIS_URL set, against PostgreSQL and Redis.
+// The console's tests live under web/: unit tests in web/src, browser tests in web/e2e
+// (Chromium from Debian's `chromium` package); the console is built first when they run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,7 @@ function find(dir) {
 }
 
 const filters = process.argv.slice(2);
-let files = [...find('src'), ...find('test')].sort();
+let files = [...find('src'), ...find('test'), ...find('web/src'), ...find('web/e2e')].sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
 const needs = [
   ['.redis.test.ts', 'REDIS_URL'],
@@ -31,13 +33,18 @@ files = files.filter((f) => {
   if (need) excluded.push(`${f} (needs ${need[1]})`);
   return !need;
 });
+if (files.some((f) => f.startsWith(path.join('web', 'e2e')))) {
+  // The browser tests drive the console as `npm run build` makes it, from these sources.
+  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 const mode = process.env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite';
 console.log(`Running ${files.length} test files on ${mode}${process.env.REDIS_URL ? ' + Redis' : ''}.`);
 if (excluded.length > 0) console.log(`Not in this mode: ${excluded.join(', ')}`);
 
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=120000', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-timeout=300000', '--test-reporter=spec', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);

@@ -8,10 +8,11 @@ import type { Config } from './config.js';
 import { createContext, type Context } from './context.js';
 import type { Database } from './infra/db/index.js';
 import authPlugin from './infra/auth.js';
-import httpCore from './infra/http-core.js';
+import httpCore, { clientErrorHandler, frameworkErrors } from './infra/http-core.js';
 import { Idempotency } from './infra/idempotency.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
+import dashboardPlugin from './infra/dashboard.js';
 import { RateLimiter } from './infra/rate-limit.js';
 import realtimePlugin from './infra/realtime/index.js';
 import { loadOrCreateSetting } from './infra/settings.js';
@@ -22,7 +23,7 @@ import { customersRoutes } from './modules/customers/customers.routes.js';
 import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
 import { pointsRoutes } from './modules/points/points.routes.js';
 import { qrRoutes } from './modules/qr-sessions/qr.routes.js';
-import type { MailTuning } from './infra/mail/mail.service.js';
+import type { MailTuning } from './modules/mail/mail.service.js';
 import { adminPartnersRoutes } from './modules/admin/admin-partners.routes.js';
 import { commissionRoutes } from './modules/commission/commission.routes.js';
 import { partnerMessagesRoutes } from './modules/partner-messages/partner-messages.routes.js';
@@ -32,12 +33,18 @@ import { gamesRoutes } from './modules/games/games.routes.js';
 import { partnerCardsRoutes } from './modules/partner-cards/partner-cards.routes.js';
 import { partnersRoutes } from './modules/partners/partners.routes.js';
 import { shopsRoutes } from './modules/shops/shops.routes.js';
-import type { WebhooksTuning } from './infra/webhooks/webhooks.service.js';
-import { webhooksRoutes } from './infra/webhooks/webhooks.routes.js';
+import { catalogRoutes } from './modules/catalog/catalog.routes.js';
+import type { ImportedOffers } from './modules/catalog/imported-offers.js';
+import { xmlImportRoutes } from './modules/catalog/xml-import.routes.js';
+import type { WebhooksTuning } from './modules/webhooks/webhooks.service.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { smsAccountsRoutes } from './modules/sms/sms-accounts.routes.js';
 import { smsRoutes } from './modules/sms/sms.routes.js';
 import { SystemService } from './modules/system/system.service.js';
 import { systemRoutes } from './modules/system/system.routes.js';
+import { offersRoutes } from './modules/offers/offers.routes.js';
+import { couponsRoutes } from './modules/coupons/coupons.routes.js';
+import { gameplayRoutes } from './modules/games/gameplay.routes.js';
 
 export interface BuildOptions {
   /** Injected database (tests); otherwise opened from config. */
@@ -50,6 +57,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Mail worker tuning (tests: a fast retry schedule). */
   mail?: MailTuning;
+  /** Import-sourced offers of discounted products (tests: a recording implementation). */
+  importedOffers?: ImportedOffers;
 }
 
 export interface App {
@@ -89,6 +98,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     trustProxy: config.trustProxy,
     // The schemas bound the input; keep parameters from becoming a resource sink.
     routerOptions: { maxParamLength: 200 },
+    // An undecodable path or an over-long parameter gets the error envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const context = await createContext(config, {
@@ -98,6 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.mail ? { mail: opts.mail } : {}),
+    ...(opts.importedOffers ? { importedOffers: opts.importedOffers } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 
@@ -130,6 +143,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   if (config.metricsEnabled) await fastify.register(metricsPlugin, { poolStats: () => context.database.poolStats() });
   await fastify.register(openapiPlugin, { version: config.version });
+  await fastify.register(dashboardPlugin);
 
   await fastify.register(realtimePlugin, { realtime: context.realtime, config });
 
@@ -154,12 +168,23 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
   await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, cards: services.loyaltyCards, idempotency });
   await fastify.register(qrRoutes, { login: services.qrLogin, card: services.qrCard, appLink: services.appLink, idempotency });
+  await fastify.register(catalogRoutes, { catalog: services.catalog });
+  await fastify.register(xmlImportRoutes, { imports: services.xmlImports, idempotency });
   await fastify.register(partnerDataRoutes, {
     partners: services.partners,
     customers: services.customers,
     cards: services.loyaltyCards,
     points: services.points,
     ledger: services.ledger,
+  });
+  await fastify.register(offersRoutes, { offers: services.offers, idempotency });
+  await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
+  await fastify.register(gameplayRoutes, {
+    gameplay: services.gameplay,
+    idempotency,
+    tokens: context.tokens,
+    customerExists: (id) => services.customers.exists(id),
+    partnerIdsOf: (customerId) => services.loyaltyCards.partnerIdsOf(customerId),
   });
 
   fastify.addHook('preClose', async () => {
@@ -175,6 +200,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
     fastify.addHook('onClose', async () => context.workers.expirySweeper.stop());
     fastify.addHook('onClose', async () => context.workers.qrExpiry.stop());
+    fastify.addHook('onClose', async () => context.workers.gameSessionExpiry.stop());
+    fastify.addHook('onClose', async () => services.xmlImports.stop());
   }
   await fastify.ready();
   if (workers) {
@@ -182,7 +209,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await services.webhooks.start();
     context.workers.expirySweeper.start();
     context.workers.qrExpiry.start();
+    context.workers.gameSessionExpiry.start();
     await services.mail.start();
+    await services.xmlImports.start();
   }
   return { fastify, context };
 }

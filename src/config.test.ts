@@ -171,6 +171,8 @@ describe('loadConfig', () => {
     it('defaults to one test phone on the embedded store and none with DATABASE_URL', () => {
       assert.deepEqual(loadConfig({}).appTestPhones, { '+37060000000': '123456' });
       assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://db/x' }).appTestPhones, {});
+      assert.deepEqual(loadConfig({ NODE_ENV: 'production' }).appTestPhones, {});
+      assert.deepEqual(loadConfig({ NODE_ENV: 'production', APP_TEST_PHONES: '+37060000001:111111' }).appTestPhones, { '+37060000001': '111111' });
     });
 
     it('parses comma-separated +E164:code pairs, tolerating spaces', () => {
@@ -199,6 +201,10 @@ describe('loadConfig', () => {
     });
     it('is off by default with DATABASE_URL', () => {
       assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/x' }).demoSeed, false);
+    });
+    it('is off by default with NODE_ENV=production, even embedded; on when set explicitly', () => {
+      assert.equal(loadConfig({ NODE_ENV: 'production' }).demoSeed, false);
+      assert.equal(loadConfig({ NODE_ENV: 'production', LOYALTY_DEMO_SEED: 'true' }).demoSeed, true);
     });
     it('follows LOYALTY_DEMO_SEED either way', () => {
       assert.equal(loadConfig({ LOYALTY_DEMO_SEED: 'false' }).demoSeed, false);

@@ -66,17 +66,19 @@ export interface Config {
   };
   /** QR_EXPIRY_SWEEP_MS: how often QR sessions past their 5 minutes are marked (and announced) expired. */
   qrExpirySweepMs: number;
+  /** GAME_SESSION_EXPIRY_SWEEP_MS: how often game plays past their 30 minutes are marked (and announced) expired. */
+  gameSessionExpirySweepMs: number;
   /** APP_LINK_BASE: prefix of the links in QR codes that the mobile app opens. */
   appLinkBase: string;
   /** APP_DOWNLOAD_URL: where send-app-link points customers to get the app. */
   appDownloadUrl: string;
-  // Outgoing webhooks (src/infra/webhooks, src/infra/safe-url.ts)
+  // Outgoing webhooks (src/modules/webhooks, src/infra/safe-url.ts)
   /** ALLOW_PRIVATE_URLS: let user-given URLs reach private, loopback and link-local addresses (tests, local dev). */
   allowPrivateUrls: boolean;
   /** WEBHOOK_TIMEOUT_MS: deadline of one delivery attempt (DNS, connect, request and response). */
   webhookTimeoutMs: number;
   realtime: RealtimeConfig;
-  // Admin e-mail (src/infra/mail)
+  // Admin e-mail (src/modules/mail)
   mail: {
     /** SMTP_URL: smtp:// or smtps:// (credentials in the URL); unset = write .eml files to `dir`. */
     smtpUrl: string | undefined;
@@ -93,6 +95,21 @@ export interface Config {
     maxBytes: number;
     /** ATTACHMENT_MAX_FILES: most attachments on one message. */
     maxFiles: number;
+  };
+  // Catalog and XML feed import (src/modules/catalog, docs/catalog.md)
+  xmlImport: {
+    /** XML_IMPORT_MAX_BYTES: largest feed, counted after decompression. */
+    maxBytes: number;
+    /** XML_IMPORT_TIMEOUT_MS: a feed URL must start answering, and keep sending, within this. */
+    timeoutMs: number;
+    /** XML_IMPORT_LEASE_MS: how long a node's claim on a running import lasts without a heartbeat. */
+    leaseMs: number;
+    /** XML_IMPORT_CONCURRENCY: imports running at once on one node. */
+    concurrency: number;
+    /** XML_IMPORT_POLL_MS: how often a node looks for queued imports and due feeds (enqueues also wake it). */
+    pollMs: number;
+    /** Where uploaded feeds wait for their import: {FILES_DIR}/imports. */
+    dir: string;
   };
   version: string;
 }
@@ -358,6 +375,9 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     r.problems.push('JWT_SECRET must be at least 32 characters');
   }
   const embedded = databaseUrl === undefined;
+  // Demo data and test phones are for a first look on a developer's machine: never by
+  // default on a production database or in production mode, only when set explicitly.
+  const firstLook = embedded && nodeEnv !== 'production';
   const dataDir = path.resolve(r.str('LOYALTY_DATA_DIR', './data'));
 
   const config: Config = {
@@ -377,10 +397,8 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     accessTokenTtlSeconds: r.int('ACCESS_TOKEN_TTL', 12 * 3600, 60, 30 * 24 * 3600),
     customerTokenTtlSeconds: r.int('CUSTOMER_TOKEN_TTL', 30 * 24 * 3600, 60, 365 * 24 * 3600),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
-    // Demo data is for a first look on the embedded store; a production database is
-    // never seeded unless asked for explicitly.
-    demoSeed: r.bool('LOYALTY_DEMO_SEED', embedded),
-    appTestPhones: parseTestPhones(r, 'APP_TEST_PHONES', embedded ? '+37060000000:123456' : ''),
+    demoSeed: r.bool('LOYALTY_DEMO_SEED', firstLook),
+    appTestPhones: parseTestPhones(r, 'APP_TEST_PHONES', firstLook ? '+37060000000:123456' : ''),
     rateLimit: {
       disabled: r.bool('RATE_LIMIT_DISABLED', false),
       api: rule(r, 'RATE_LIMIT_API', 1000, 100),
@@ -407,6 +425,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       expirySweepMs: r.int('POINTS_EXPIRY_SWEEP_MS', 60_000, 100, 86_400_000),
     },
     qrExpirySweepMs: r.int('QR_EXPIRY_SWEEP_MS', 5_000, 100, 600_000),
+    gameSessionExpirySweepMs: r.int('GAME_SESSION_EXPIRY_SWEEP_MS', 30_000, 100, 3_600_000),
     appLinkBase: (r.raw('APP_LINK_BASE') ?? 'loyalty://app').replace(/\/+$/, ''),
     appDownloadUrl: r.url('APP_DOWNLOAD_URL', ['http:', 'https:']) ?? `${publicBaseUrl ?? `http://localhost:${port}`}/app`,
     allowPrivateUrls: r.bool('ALLOW_PRIVATE_URLS', false),
@@ -421,6 +440,14 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       dir: path.resolve(r.str('FILES_DIR', path.join(dataDir, 'attachments'))),
       maxBytes: r.int('ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       maxFiles: r.int('ATTACHMENT_MAX_FILES', 5, 0, 20),
+    },
+    xmlImport: {
+      maxBytes: r.int('XML_IMPORT_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+      timeoutMs: r.int('XML_IMPORT_TIMEOUT_MS', 30_000, 100, 600_000),
+      leaseMs: r.int('XML_IMPORT_LEASE_MS', 60_000, 1000, 3_600_000),
+      concurrency: r.int('XML_IMPORT_CONCURRENCY', 2, 1, 64),
+      pollMs: r.int('XML_IMPORT_POLL_MS', 5_000, 10, 600_000),
+      dir: path.join(path.resolve(r.str('FILES_DIR', path.join(dataDir, 'attachments'))), 'imports'),
     },
     version,
   };

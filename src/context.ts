@@ -3,6 +3,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
+import './messages.js';
 import { openDatabase, type Database } from './infra/db/index.js';
 import { IntervalJob } from './infra/interval-job.js';
 import { createRealtime, type Realtime } from './infra/realtime/realtime.js';
@@ -10,8 +11,8 @@ import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { TokenService } from './infra/tokens.js';
 import { LocalFileStore } from './infra/files.js';
-import { MailService, type MailTuning } from './infra/mail/mail.service.js';
-import { WebhooksService, type WebhooksTuning } from './infra/webhooks/webhooks.service.js';
+import { MailService, type MailTuning } from './modules/mail/mail.service.js';
+import { WebhooksService, type WebhooksTuning } from './modules/webhooks/webhooks.service.js';
 import { randomToken } from './shared/crypto.js';
 import { AdminStatsService } from './modules/admin/admin-stats.service.js';
 import { AdminService } from './modules/admin/admin.service.js';
@@ -31,11 +32,18 @@ import { GamesService } from './modules/games/games.service.js';
 import { PartnerCardsService } from './modules/partner-cards/partner-cards.service.js';
 import { PartnersService } from './modules/partners/partners.service.js';
 import { ShopsService } from './modules/shops/shops.service.js';
+import { CatalogService } from './modules/catalog/catalog.service.js';
+import type { ImportedOffers } from './modules/catalog/imported-offers.js';
+import { importedOffers } from './modules/offers/imported-offers.js';
+import { XmlImportService } from './modules/catalog/xml-import.service.js';
 import { createCarrier } from './modules/sms/carriers/index.js';
 import { SmsDispatcher } from './modules/sms/dispatcher.js';
 import { SmsAccountsService } from './modules/sms/sms-accounts.service.js';
 import { SmsLifecycle } from './modules/sms/sms-lifecycle.js';
 import { SmsService } from './modules/sms/sms.service.js';
+import { CouponsService } from './modules/coupons/coupons.service.js';
+import { OffersService } from './modules/offers/offers.service.js';
+import { GameplayService } from './modules/games/gameplay.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 
 export interface Logger {
@@ -76,9 +84,16 @@ export interface Context {
     partnerMessages: PartnerMessagesService;
     /** Outgoing e-mail: enqueue(tx, mail) in any module; the worker is started by app.ts. */
     mail: MailService;
+    coupons: CouponsService;
+    offers: OffersService;
+    gameplay: GameplayService;
+    /** The partner's products and categories (filled by XML imports). */
+    catalog: CatalogService;
+    /** XML feed imports and feed subscriptions; its worker is started by app.ts. */
+    xmlImports: XmlImportService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
-  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob };
+  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob; gameSessionExpiry: IntervalJob };
   clock: Clock;
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
@@ -96,6 +111,8 @@ export interface ContextOptions {
   clock?: Clock;
   /** Mail worker tuning (tests: a fast retry schedule). */
   mail?: MailTuning;
+  /** Import-sourced offers of discounted products (the offers module's implementation). */
+  importedOffers?: ImportedOffers;
 }
 
 /**
@@ -112,12 +129,31 @@ async function realtimeApp(database: Database, config: Config) {
   };
 }
 
+/**
+ * In production an operator should know which secrets the service made up for itself (kept
+ * in the database's system_settings, shared by every node): they work, but nobody rotates,
+ * escrows or audits them until they are set explicitly.
+ */
+function warnAboutGeneratedSecrets(config: Config, log: Logger): void {
+  if (config.env !== 'production') return;
+  const generated: string[] = [];
+  if (!config.jwtSecret) generated.push('JWT_SECRET');
+  if (config.realtime.driver === 'builtin' && !config.realtime.app.secret) generated.push('REALTIME_APP_KEY/REALTIME_APP_SECRET');
+  if (generated.length > 0) {
+    log.warn(
+      { generated },
+      `using generated secrets kept in the database for ${generated.join(', ')}; set them explicitly to manage and rotate them`,
+    );
+  }
+}
+
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {
-  const database = opts.database ?? (await openDatabase(config));
+  const database = opts.database ?? (await openDatabase(config, opts.log));
   try {
     await database.migrate();
     const redis = opts.redis && config.redisUrl ? await connectRedis(config.redisUrl, opts.log) : undefined;
     const jwtSecret = config.jwtSecret ?? (await loadOrCreateSetting(database.db, 'jwt_secret', () => randomToken(48)));
+    warnAboutGeneratedSecrets(config, opts.log);
     const tokens = new TokenService(jwtSecret, { access: config.accessTokenTtlSeconds, customer: config.customerTokenTtlSeconds });
     const realtime = createRealtime(config.realtime, config.realtime.driver === 'builtin' ? await realtimeApp(database, config) : undefined, {
       // The Redis fan-out runs where sockets are served (the app), not in the CLI.
@@ -187,11 +223,33 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 100,
       log: opts.log,
     });
+    const coupons = new CouponsService({ db: database.db, clock, appLinkBase: config.appLinkBase });
+    const offers = new OffersService({ db: database.db, clock, shops, partnerCards, cards: loyaltyCards, ledger, coupons });
+    const gameplay = new GameplayService({ db: database.db, clock, cards: loyaltyCards, partnerCards, ledger, coupons, publish, log: opts.log });
+    const gameSessionExpiry = new IntervalJob('game-session-expiry', () => gameplay.expireDue(100), {
+      intervalMs: config.gameSessionExpirySweepMs,
+      batchSize: 100,
+      log: opts.log,
+    });
     const appLink = new AppLinkService({ sms, accounts: smsAccounts, partners, downloadUrl: config.appDownloadUrl });
     const adminStats = new AdminStatsService(database.db, systemClock);
     const commission = new CommissionService(database.db, systemClock);
     const partnerMessages = new PartnerMessagesService(database.db, new LocalFileStore(config.files.dir));
     const mail = new MailService(database, config, { log: opts.log, ...opts.mail });
+    const catalog = new CatalogService(database.db);
+    const xmlImports = new XmlImportService({
+      database,
+      fileStore: new LocalFileStore(config.xmlImport.dir),
+      offers: opts.importedOffers ?? importedOffers,
+      publish: (channel, event, data) => realtime.publish(channel, event, data),
+      maxBytes: config.xmlImport.maxBytes,
+      timeoutMs: config.xmlImport.timeoutMs,
+      leaseMs: config.xmlImport.leaseMs,
+      concurrency: config.xmlImport.concurrency,
+      pollIntervalMs: config.xmlImport.pollMs,
+      allowPrivateUrls: config.allowPrivateUrls,
+      log: opts.log,
+    });
     const demo = new DemoService({
       database,
       admin,
@@ -200,6 +258,10 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       shops,
       partnerCards,
       smsAccounts,
+      customers,
+      loyaltyCards,
+      offers,
+      games,
       configuredAdmin: config.admin,
       testPhones: config.appTestPhones,
     });
@@ -237,8 +299,13 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
         commission,
         partnerMessages,
         mail,
+        coupons,
+        offers,
+        gameplay,
+        catalog,
+        xmlImports,
       },
-      workers: { smsDispatcher, expirySweeper, qrExpiry },
+      workers: { smsDispatcher, expirySweeper, qrExpiry, gameSessionExpiry },
       clock,
       close: async () => {
         await realtime.close();

@@ -35,6 +35,7 @@ function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefin
     '',
     `Loyalty ${config.version} is listening on ${baseUrl}`,
     `  API docs:      ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)`,
+    `  Dashboard:     ${baseUrl}/dashboard/   (admins: ${baseUrl}/dashboard/admin/)`,
     `  Store:         ${store}; Redis: ${config.redisUrl ? 'on' : 'off (in-process limits)'}`,
   ];
   if (demo) {
@@ -42,13 +43,16 @@ function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefin
       '',
       'Demo data (embedded defaults — do not use in production):',
       `  Admin:         ${demo.admin.email}${demo.admin.password ? ` / ${demo.admin.password}` : ' (password from LOYALTY_ADMIN_PASSWORD)'}`,
-      `  Partner:       ${demo.partner.email} / ${demo.partner.password}  (partner id ${demo.partner.id})`,
+      `  Partner:       ${demo.partner.email} / ${demo.partner.password}  (partner id ${demo.partner.id}) — sign in at ${baseUrl}/dashboard/`,
       `  API key:       ${demo.api_key.key}`,
       `  API secret:    ${demo.api_key.secret}`,
       `  Shop:          #${demo.shop.id} ${demo.shop.name}; partner card programme #${demo.partner_card.id}`,
       `  SMS:           sender "${demo.sms.sender}" approved, balance ${demo.sms.balance_eur} EUR`,
     );
     if (demo.test_customer) lines.push(`  Test customer: ${demo.test_customer.phone} (OTP code ${demo.test_customer.otp_code})`);
+    if (demo.offer) lines.push(`  Offer:         #${demo.offer.id} ${demo.offer.title}`);
+    if (demo.game) lines.push(`  Game:          #${demo.game.id} ${demo.game.name}`);
+    if (demo.coupon) lines.push(`  Coupon:        ${demo.coupon.code} (id ${demo.coupon.id}), held by ${demo.coupon.customer_phone}`);
     lines.push(
       '',
       'Try it:',

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createAdmin, createPartner, type AdminFixture, type PartnerFixture } from './helpers/fixtures.js';
-import { bearer, request, type Response } from './helpers/http.js';
+import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
 import { createCard, purchase, reversePurchase, type LedgerCard } from './helpers/ledger.js';
+import { award, createCustomer, createProgramme, createShop, deduct, joinProgramme, TestClock } from './helpers/loyalty.js';
 
 let t: TestApp;
 let admin: AdminFixture;
@@ -297,6 +298,16 @@ describe('commission figures', () => {
     assert.equal(final.body.data.status, 'locked');
     assert.equal(final.body.data.base_amount, 30);
     assert.equal(final.body.data.commission_amount, 0.45);
+    // One lock took effect: what it answered is what is stored, and the loser saw that lock.
+    const winner = locks.find((r) => r.status === 200)!;
+    const loser = locks.find((r) => r.status === 409)!;
+    assert.deepEqual(final.body.data, winner.body.data);
+    assertInvalidState(loser, 'locked');
+    assert.equal(loser.body.errors[0].meta.locked_at, winner.body.data.locked_at);
+    const status = await asAdmin('GET', `/en/admin/partners/${q.id}/commission/lock-status`);
+    assert.deepEqual(status.body.data.periods, [{ period: '2024-05', locked_at: winner.body.data.locked_at, base_amount: 30, commission_amount: 0.45 }]);
+    const periods = await asAdmin('GET', `/en/admin/partners/${q.id}/commission/periods`);
+    assert.deepEqual(periods.body.data, [winner.body.data]);
   });
 
   it('answers 404 for an unknown partner on every commission route', async () => {
@@ -324,5 +335,150 @@ describe('commission figures', () => {
     const res = await asAdmin('POST', `/lt/admin/partners/${q.id}/commission/force-sync`, { period: '2023-01' });
     assert.equal(res.status, 409);
     assert.match(res.body.errors[0].message, /užrakintas/);
+  });
+});
+
+// The rows above are written directly; here every row comes from the real award and reverse
+// paths (POST /{locale}/shop/transactions/create, …/{id}/reverse), on an app whose clock the
+// test moves, so that the commission is computed from what those paths really store.
+describe('commission of purchases recorded through the API', () => {
+  const clock = new TestClock(Date.parse('2026-03-02T10:00:00Z'));
+  let app: TestApp;
+  let adminToken: string;
+  let p: PartnerFixture;
+  let shop: number;
+  let cardId: number;
+  /** Every purchase or purchase reversal made, with the rate (in hundredths of a percent) of its day. */
+  const booked: Array<{ units: bigint; rateHundredths: bigint }> = [];
+
+  const admin = (method: string, path: string, json?: unknown) => request(app.url, method, path, { headers: bearer(adminToken), json });
+  /** "19.99" → 199900n (ten-thousandths of a euro). */
+  const units = (eur: string) => {
+    const [whole, frac = ''] = eur.split('.');
+    return BigInt(whole!) * 10_000n + BigInt(frac.padEnd(4, '0'));
+  };
+  const eur = (u: bigint) => Number(u) / 10_000;
+
+  async function buy(amount: string, rateHundredths: bigint): Promise<number> {
+    const res = await award(app, p, { card_id: cardId, shop_id: shop, amount: Number(amount) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.type, 'purchase');
+    booked.push({ units: units(amount), rateHundredths });
+    return res.body.data.id;
+  }
+
+  async function refund(purchaseId: number, amount: string, rateHundredths: bigint) {
+    const res = await request(app.url, 'POST', `/en/shop/transactions/${purchaseId}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+    assert.equal(res.status, 201, res.text);
+    booked.push({ units: -units(amount), rateHundredths });
+  }
+
+  /** Σ amount × rate, exact, then half away from zero to 4 decimals (docs/decisions.md). */
+  function expected() {
+    const purchased = booked.filter((b) => b.units > 0n).reduce((a, b) => a + b.units, 0n);
+    const reversed = -booked.filter((b) => b.units < 0n).reduce((a, b) => a + b.units, 0n);
+    // units (10⁻⁴ EUR) × hundredths of a percent (10⁻⁴) = 10⁻⁸ EUR; to 10⁻⁴ EUR, rounded.
+    const exact = booked.reduce((a, b) => a + b.units * b.rateHundredths, 0n);
+    const sign = exact < 0n ? -1n : 1n;
+    const commission = sign * ((sign * exact + 5_000n) / 10_000n);
+    return {
+      period: '2026-03',
+      purchase_amount: eur(purchased),
+      reversed_amount: eur(reversed),
+      base_amount: eur(purchased - reversed),
+      commission_amount: eur(commission),
+      purchases_count: booked.filter((b) => b.units > 0n).length,
+      reversals_count: booked.filter((b) => b.units < 0n).length,
+    };
+  }
+  const figures = (data: Record<string, unknown>) => {
+    const { status: _s, stored: _st, computed_at: _c, locked_at: _l, ...rest } = data;
+    return rest;
+  };
+
+  before(async () => {
+    app = await startTestApp({}, undefined, { clock });
+    adminToken = (await createAdmin(app)).token;
+    p = await createPartner(app);
+    shop = await createShop(app, p.id);
+    const programme = await createProgramme(app, p.id, { pointsRedemptionEnabled: true });
+    cardId = (await joinProgramme(app, await createCustomer(app), programme)).id;
+    // 2.5 % from 1 March, 4 % from 15 March.
+    for (const [rate_percent, valid_from] of [
+      [2.5, '2026-03-01'],
+      [4, '2026-03-15'],
+    ] as const) {
+      const res = await admin('PUT', `/en/admin/partners/${p.id}/commission/rates`, { rate_percent, valid_from });
+      assert.equal(res.status, 200, res.text);
+    }
+  });
+  after(() => app?.close());
+
+  it('equals rate × net purchase amounts: each purchase and refund at the rate of its own day; redemptions and adjustments do not count', async () => {
+    // 2 March (2.5 %).
+    const first = await buy('100.00', 250n);
+    const second = await buy('33.3333', 250n);
+    // 10 March (2.5 %): a purchase, and a redemption with its own EUR amount and its reversal.
+    clock.advanceDays(8);
+    await buy('19.99', 250n);
+    const redeemed = await deduct(app, p, { card_id: cardId, shop_id: shop, points: 100 });
+    assert.equal(redeemed.status, 201, redeemed.text);
+    assert.ok(redeemed.body.data.amount > 0, 'a redemption carries the EUR value redeemed');
+    const undone = await request(app.url, 'POST', `/en/shop/transactions/${redeemed.body.data.id}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+    assert.equal(undone.status, 201, undone.text);
+    const adjusted = await request(app.url, 'POST', '/en/shop/points', { headers: apiHeaders(p.apiKey), json: { card_id: cardId, points: 5, reason: 'goodwill' } });
+    assert.equal(adjusted.status, 201, adjusted.text);
+    // 16 March (4 %): the refund of the 2 March purchase counts at 4 %, not at its 2.5 %.
+    clock.advanceDays(6);
+    await refund(first, '100.00', 400n);
+    await buy('80.10', 400n);
+    // Another partner's March purchase is not this partner's commission.
+    const other = await createPartner(app);
+    const otherProgramme = await createProgramme(app, other.id);
+    const otherCard = await joinProgramme(app, await createCustomer(app), otherProgramme);
+    assert.equal((await award(app, other, { card_id: otherCard.id, shop_id: await createShop(app, other.id), amount: 999 })).status, 201);
+    // 1 April: a purchase and the refund of a March one belong to April.
+    clock.advanceDays(16);
+    clock.advanceMs(-10 * 3600_000);
+    assert.equal(clock.now().toISOString(), '2026-04-01T00:00:00.000Z');
+    const april = await award(app, p, { card_id: cardId, shop_id: shop, amount: 70 });
+    assert.equal(april.status, 201, april.text);
+    const late = await request(app.url, 'POST', `/en/shop/transactions/${second}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+    assert.equal(late.status, 201, late.text);
+
+    const want = expected();
+    // By hand: 2.5 + 0.8333325 + 0.49975 − 4 + 3.204 = 3.0370825 → 3.0371 on a base of 133.4233.
+    assert.deepEqual([want.base_amount, want.commission_amount], [133.4233, 3.0371]);
+
+    const live = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-03`);
+    assert.equal(live.status, 200, live.text);
+    assert.equal(live.body.data.stored, false);
+    assert.deepEqual(figures(live.body.data), want);
+
+    const synced = await admin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2026-03' });
+    assert.equal(synced.status, 200, synced.text);
+    assert.equal(synced.body.data.stored, true);
+    assert.deepEqual(figures(synced.body.data), want);
+    const stored = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-03`);
+    assert.deepEqual(figures(stored.body.data), want);
+    const periods = await admin('GET', `/en/admin/partners/${p.id}/commission/periods`);
+    assert.deepEqual(periods.body.data.map(figures), [want]);
+
+    // Locked (March has ended on this clock): the same figures, frozen.
+    const locked = await admin('POST', `/en/admin/partners/${p.id}/commission/lock`, { period: '2026-03' });
+    assert.equal(locked.status, 200, locked.text);
+    assert.deepEqual(figures(locked.body.data), want);
+    const status = await admin('GET', `/en/admin/partners/${p.id}/commission/lock-status`);
+    assert.deepEqual(status.body.data.periods, [
+      { period: '2026-03', locked_at: locked.body.data.locked_at, base_amount: want.base_amount, commission_amount: want.commission_amount },
+    ]);
+
+    // April so far: 70 at 4 % less the refund of 33.3333 at 4 % = 1.466668 → 1.4667.
+    const aprilFigures = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-04`);
+    assert.equal(aprilFigures.status, 200, aprilFigures.text);
+    assert.deepEqual(
+      [aprilFigures.body.data.purchase_amount, aprilFigures.body.data.reversed_amount, aprilFigures.body.data.base_amount, aprilFigures.body.data.commission_amount],
+      [70, 33.3333, 36.6667, 1.4667],
+    );
   });
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, desc, eq, isNull } from 'drizzle-orm';
+import { customers, otpChallenges } from '../src/modules/customers/customers.tables.js';
 import { smsMessages } from '../src/modules/sms/sms.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner } from './helpers/fixtures.js';
@@ -98,7 +99,20 @@ describe('customer sign-in and profile', () => {
     const results = await Promise.all(guesses.map((g) => verify(p, g)));
     assert.equal(results.filter((r) => r.status === 401).length, 5);
     assert.equal(results.filter((r) => r.status === 429).length, 7);
+    // Each wrong guess used its own attempt: every count from 4 left down to 0 was told once.
+    assert.deepEqual(
+      results
+        .filter((r) => r.status === 401)
+        .map((r) => r.body.errors[0].meta.attempts_left)
+        .sort(),
+      [0, 1, 2, 3, 4],
+    );
     assert.equal((await verify(p, code)).status, 429);
+    const { db } = t.app.context.database;
+    const [challenge] = await db.select().from(otpChallenges).where(eq(otpChallenges.phone, p));
+    assert.equal(challenge?.attempts, 5);
+    assert.equal(challenge?.consumedAt, null);
+    assert.deepEqual(await db.select().from(customers).where(eq(customers.phone, p)), [], 'nobody signed in');
   });
 
   it('refuses an expired code', async () => {
@@ -137,6 +151,24 @@ describe('customer sign-in and profile', () => {
     assert.equal(sent.length, 0);
     assert.equal((await verify(TEST_PHONE, '654321')).status, 401);
     assert.equal((await verify(TEST_PHONE, '123456')).status, 200);
+  });
+
+  it('test numbers are not throttled: integrators sign the same test customer in again and again', async () => {
+    for (let i = 0; i < 8; i++) {
+      const res = await requestCode(TEST_PHONE);
+      assert.equal(res.status, 200, `request ${i + 1}: ${res.text}`);
+      assert.equal((await verify(TEST_PHONE, '123456')).status, 200, `sign-in ${i + 1}`);
+    }
+    const parallel = await Promise.all(Array.from({ length: 4 }, () => requestCode(TEST_PHONE)));
+    assert.deepEqual(parallel.map((r) => r.status), [200, 200, 200, 200]);
+  });
+
+  it('test numbers still count wrong codes: the sixth attempt is refused', async () => {
+    assert.equal((await requestCode(TEST_PHONE)).status, 200);
+    for (let attempt = 1; attempt <= 5; attempt++) assert.equal((await verify(TEST_PHONE, '000000')).status, 401);
+    const sixth = await verify(TEST_PHONE, '123456');
+    assert.equal(sixth.status, 429);
+    assert.equal(sixth.body.code, 1003);
   });
 
   it('validates the phone and the code format with Shape A errors, in the path locale', async () => {

@@ -28,6 +28,13 @@ function createShop(partner: PartnerFixture, body: unknown, key?: string): Promi
   });
 }
 
+/** What a later GET shows for the shop the original response created: the same shop. */
+async function assertStored(partner: PartnerFixture, original: Response) {
+  const res = await request(t.url, 'GET', `/en/partners/shops/${original.body.data.id}`, { headers: bearer(partner.token) });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(res.body.data, original.body.data);
+}
+
 async function shopsOf(partner: PartnerFixture): Promise<Array<{ id: number; name: string; partner_id: number }>> {
   const res = await request(t.url, 'GET', '/en/partners/shops?per_page=100', { headers: bearer(partner.token) });
   assert.equal(res.status, 200);
@@ -157,6 +164,7 @@ describe('Idempotency-Key on POST /{locale}/partners/shops', () => {
     assert.equal(originals.length, 1, 'exactly one original response');
     const original = originals[0]!;
     assert.equal(original.body.data.id, shops[0]!.id);
+    await assertStored(partner, original);
     for (const r of created) if (r !== original) assertReplayOf(r, original);
     for (const r of responses.filter((x) => x.status !== 201)) {
       assertShapeB(r, 409, 'CONCURRENT_LIMIT_EXCEEDED');
@@ -185,6 +193,8 @@ describe('Idempotency-Key on POST /{locale}/partners/shops', () => {
       assert.equal(shops.length, 1, 'exactly one shop created');
       const originals = responses.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
       assert.equal(originals.length, 1, 'exactly one original response');
+      assert.equal(originals[0]!.body.data.id, shops[0]!.id);
+      await assertStored(partner, originals[0]!);
       for (const r of responses) {
         if (r === originals[0]) continue;
         if (r.status === 201) assertReplayOf(r, originals[0]!);

@@ -50,10 +50,16 @@ describe('loyalty tenancy between partners', () => {
       ['GET balance by number', request(t.url, 'GET', `/en/shop/loyalty-cards/balance?card_number=${cardA.card_number}`, asB)],
       ['GET points balance', request(t.url, 'GET', `/en/shop/points/card/${cardA.id}/balance`, asB)],
       ['award', award(t, b, { card_id: cardA.id, shop_id: shopB, amount: 10 })],
+      // A's own card and A's own shop with B's key: only the card's tenant check can refuse
+      // this (the shop matches the card's partner).
+      ['award at A\'s shop', award(t, b, { card_id: cardA.id, shop_id: shopA, amount: 10 })],
+      ['award at A\'s shop with a receipt', award(t, b, { card_id: cardA.id, shop_id: shopA, amount: 10, receipt_number: 'R-1' })],
       ['deduct', request(t.url, 'POST', '/en/shop/transactions/deduct-points', { ...asB, json: { card_id: cardA.id, shop_id: shopB, points: 5 } })],
+      ['deduct at A\'s shop', request(t.url, 'POST', '/en/shop/transactions/deduct-points', { ...asB, json: { card_id: cardA.id, shop_id: shopA, points: 5 } })],
       ['adjust', request(t.url, 'POST', '/en/shop/points', { ...asB, json: { card_id: cardA.id, points: -5, reason: 'x' } })],
       ['bulk', request(t.url, 'POST', '/en/shop/points/bulk', { ...asB, json: { rows: [{ card_id: cardA.id, points: 5, reason: 'x' }] } })],
       ['reverse', request(t.url, 'POST', `/en/shop/transactions/${txA}/reverse`, asB)],
+      ['reverse with a reason', request(t.url, 'POST', `/en/shop/transactions/${txA}/reverse`, { ...asB, json: { reason: 'refund' } })],
     ];
     for (const [label, pending] of calls) {
       const res = await pending;

@@ -64,6 +64,20 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['get', '/{locale}/partners/messages', 'partner'],
   ['post', '/{locale}/partners/messages', 'partner'],
   ['get', '/{locale}/partners/messages/{messageId}/attachment/{attachmentId}', 'partner'],
+  ['get', '/{locale}/shop/products', 'api'],
+  ['get', '/{locale}/shop/products/{id}', 'api'],
+  ['get', '/{locale}/shop/products/categories', 'api'],
+  ['get', '/{locale}/shop/products/sync-status', 'api'],
+  ['get', '/{locale}/shop/categories', 'api'],
+  ['post', '/{locale}/shop/xml-import/from-url', 'api'],
+  ['post', '/{locale}/shop/xml-import/from-file', 'api'],
+  ['post', '/{locale}/shop/xml-import/validate', 'api'],
+  ['get', '/{locale}/shop/xml-import/field-mappings', 'api'],
+  ['get', '/{locale}/shop/xml-import/stats', 'api'],
+  ['get', '/{locale}/shop/xml-import/history', 'api'],
+  ['get', '/{locale}/shop/xml-import/{import_id}', 'api'],
+  ['get', '/{locale}/shop/xml-import/feeds', 'api'],
+  ['delete', '/{locale}/shop/xml-import/feeds/{id}', 'api'],
   ['get', '/healthz', 'none'],
   ['get', '/readyz', 'none'],
   ['get', '/metrics', 'none'],
@@ -103,6 +117,28 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['post', '/{locale}/app/qr-login/confirm', 'customer'],
   ['post', '/{locale}/app/qr-login/reject', 'customer'],
   ['post', '/{locale}/app/qr-card/scan', 'customer'],
+  ['post', '/{locale}/partners/offers', 'partner'],
+  ['get', '/{locale}/partners/offers', 'partner'],
+  ['get', '/{locale}/partners/offers/{id}', 'partner'],
+  ['put', '/{locale}/partners/offers/{id}', 'partner'],
+  ['delete', '/{locale}/partners/offers/{id}', 'partner'],
+  ['get', '/{locale}/shop/offers', 'customer|api'],
+  ['get', '/{locale}/shop/offers/featured', 'customer|api'],
+  ['post', '/{locale}/shop/offers/{id}/claim', 'customer'],
+  ['get', '/{locale}/shop/sync-status', 'api'],
+  ['post', '/{locale}/shop/coupons/verify', 'api'],
+  ['post', '/{locale}/shop/coupons/{id}/redeem', 'api'],
+  ['post', '/{locale}/shop/coupons/{id}/release', 'api'],
+  ['post', '/{locale}/shop/coupons/{id}/rollback', 'api'],
+  ['get', '/{locale}/shop/coupons', 'customer|api'],
+  ['get', '/{locale}/partners/coupons', 'partner'],
+  ['get', '/{locale}/partners/coupons/export', 'partner'],
+  ['get', '/{locale}/partners/coupons/{id}', 'partner'],
+  ['get', '/{locale}/shop/games', 'customer|api'],
+  ['post', '/{locale}/shop/games/{id}/start', 'customer'],
+  ['post', '/{locale}/shop/games/sessions/{sessionKey}/progress', 'customer|api'],
+  ['post', '/{locale}/shop/games/sessions/{sessionKey}/claim-reward', 'customer|api'],
+  ['get', '/{locale}/shop/user/games/history', 'customer'],
 ];
 
 const SECURITY: Record<string, Array<Record<string, string[]>>> = {
@@ -178,9 +214,10 @@ describe('OpenAPI document', () => {
 
   it('documents every route the router knows (except the docs themselves and Pusher\'s events API)', () => {
     const documented = new Set(operations(doc).map(([m, p]) => `${m} ${p}`));
-    // /apps/{app_id}/… is Pusher's HTTP API for the pusher SDKs, documented in docs/realtime.md.
+    // /apps/{app_id}/… is Pusher's HTTP API for the pusher SDKs, documented in docs/realtime.md;
+    // /dashboard… are the web console's files (src/infra/dashboard.ts), not API operations.
     const routed = routerRoutes(t).filter(
-      ([m, p]) => m !== 'head' && !p.startsWith('/docs') && p !== '/openapi.json' && !p.startsWith('/apps/'),
+      ([m, p]) => m !== 'head' && !p.startsWith('/docs') && p !== '/openapi.json' && !p.startsWith('/apps/') && !p.startsWith('/dashboard'),
     );
     assert.ok(routed.length >= EXPECTED.length, JSON.stringify(routed));
     assert.ok(routed.some(([m, p]) => m === 'delete' && p === '/{locale}/partners/api-keys/{id}'), 'nested routes are read');
@@ -193,6 +230,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/apps/')), []);
     assert.equal(doc.paths['/openapi.json'], undefined);
     assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/docs')), []);
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/dashboard')), []);
   });
 
   it('gives every operation a unique operationId', () => {
@@ -214,6 +252,13 @@ describe('OpenAPI document', () => {
       count++;
     }
     assert.ok(count >= 18);
+  });
+
+  it('gives every offers, coupons and games operation an example (request or response)', () => {
+    const engagement = EXPECTED.filter(([, p]) => /\/(offers|coupons|sync-status|shop\/games|user\/games)/.test(p));
+    assert.ok(engagement.length >= 22);
+    const without = engagement.filter(([m, p]) => !/"examples?"/.test(JSON.stringify(doc.paths[p]![m]))).map(([m, p]) => `${m} ${p}`);
+    assert.deepEqual(without, []);
   });
 
   it('marks a body that may be left out as not required', () => {

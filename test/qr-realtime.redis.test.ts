@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { createPartner } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
 import { createCustomer } from './helpers/loyalty.js';
-import { collectEvents, connectPusher, nextEvent, subscribe, type Pusher } from './helpers/realtime.js';
+import { collectEvents, connectPusher, nextEvent, sentinel, subscribe, type Pusher } from './helpers/realtime.js';
 
 describe('QR login across two nodes', () => {
   let db: TestDatabase;
@@ -44,7 +44,9 @@ describe('QR login across two nodes', () => {
     const event = await got;
     assert.equal(event.status, 'authenticated');
     assert.equal(typeof event.token, 'string');
-    await new Promise((r) => setTimeout(r, 200));
+    // Published by node 2 after the confirm answered: it follows the confirm's publishes
+    // through Redis, so a second status_update would be ahead of it.
+    await sentinel(node2, channel);
     assert.equal(seen.length, 1);
 
     // The poll on node 1 sees the same session state, and hands the token out once.

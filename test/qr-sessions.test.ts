@@ -144,11 +144,35 @@ describe('QR sessions', () => {
       assert.equal((await poll(session_id)).body.data.status, 'expired');
     });
 
-    it('parallel confirms: exactly one wins', async () => {
-      const { qr_content } = (await generate()).body.data;
-      const c = await createCustomer(t);
-      const results = await Promise.all(Array.from({ length: 6 }, () => app('confirm', c, qr_content)));
+    it('parallel confirms by six customers: exactly one wins, and only the winner meets the partner', async () => {
+      // A partner of its own, with an auto-assign programme: meeting it is the confirm's effect.
+      const q = await createPartner(t);
+      const programme = await createProgramme(t, q.id, { autoAssign: true, initialBonusPoints: 25 });
+      const { session_id, qr_content } = (await generate(undefined, q)).body.data;
+      const customers = await Promise.all(Array.from({ length: 6 }, () => createCustomer(t)));
+      const results = await Promise.all(customers.map((c) => app('confirm', c, qr_content)));
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409]);
+      const w = results.findIndex((r) => r.status === 200);
+      const winner = customers[w]!;
+      assert.equal(results[w]!.body.data.status, 'authenticated');
+      assert.equal(results[w]!.body.data.user.id, winner.id);
+      for (const loser of results.filter((r) => r.status === 409)) {
+        assert.equal(loser.body.code, 'INVALID_STATE');
+        assert.equal(loser.body.errors[0].meta.status, 'authenticated');
+      }
+
+      // The till sees the winner, and the token is theirs.
+      const polled = await poll(session_id, q);
+      assert.equal(polled.body.data.status, 'authenticated');
+      assert.deepEqual(polled.body.data.user, results[w]!.body.data.user);
+      assert.equal(decodeJwt(polled.body.data.token as string).sub, String(winner.id));
+      // One card in the programme, the winner's, with one welcome bonus.
+      const cards = await request(t.url, 'GET', `/en/shop/loyalty-cards?partner_card_id=${programme}`, { headers: apiHeaders(q.apiKey) });
+      assert.equal(cards.status, 200, cards.text);
+      assert.deepEqual(
+        cards.body.data.map((x: { user_id: number; points_balance: number }) => [x.user_id, x.points_balance]),
+        [[winner.id, 25]],
+      );
     });
 
     it("sessions are the partner's own; bad input is a clear error", async () => {

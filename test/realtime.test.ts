@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, request } from './helpers/http.js';
-import { collectEvents, connectPusher, nextEvent, subscribe, wsvendorAuth, type Pusher } from './helpers/realtime.js';
+import { collectEvents, connectPusher, nextEvent, sentinel, subscribe, wsvendorAuth, type Pusher } from './helpers/realtime.js';
 
 const APP = { id: '4242', key: `key${randomBytes(8).toString('hex')}`, secret: randomBytes(20).toString('hex') };
 
@@ -101,11 +101,12 @@ describe('realtime with the official Pusher clients', () => {
   it('leaves out the socket named by socket_id, as Pusher does', async () => {
     const sender = await connect(t);
     const receiver = await connect(t);
-    const fromSender = collectEvents(await subscribe(sender, 'excl-test'), 'news');
+    const senderChannel = await subscribe(sender, 'excl-test');
+    const fromSender = collectEvents(senderChannel, 'news');
     const got = nextEvent(await subscribe(receiver, 'excl-test'), 'news');
     await sdk(t).trigger('excl-test', 'news', { x: 1 }, { socket_id: sender.connection.socket_id });
     assert.deepEqual(await got, { x: 1 });
-    await new Promise((r) => setTimeout(r, 100));
+    await sentinel(t, senderChannel);
     assert.deepEqual(fromSender, []);
   });
 
@@ -162,7 +163,8 @@ describe('realtime with the official Pusher clients', () => {
     const a = await connect(t, wsvendorAuth(t, partner.apiKey));
     const b = await connect(t, wsvendorAuth(t, partner.apiKey));
     const qrA = await subscribe(a, 'qr-login.secret-session');
-    const qrB = collectEvents(await subscribe(b, 'qr-login.secret-session'), 'client-status');
+    const qrChannelB = await subscribe(b, 'qr-login.secret-session');
+    const qrB = collectEvents(qrChannelB, 'client-status');
     const error = nextConnectionError(a);
     assert.equal(qrA.trigger('client-status', { status: 'authenticated', token: 'forged' }), true);
     const refused = await error;
@@ -175,7 +177,10 @@ describe('realtime with the official Pusher clients', () => {
     const got = nextEvent(await subscribe(b, name), 'client-hello');
     privA.trigger('client-hello', { from: 'a' });
     assert.deepEqual(await got, { from: 'a' });
-    await new Promise((r) => setTimeout(r, 100));
+    // The server handled a's frames in order (the refusal came back, b got the hello): an
+    // echo to a, or the forged event to b, would be ahead of these sentinels.
+    await sentinel(t, privA);
+    await sentinel(t, qrChannelB);
     assert.deepEqual(echoed, []);
     assert.deepEqual(qrB, []);
   });
@@ -193,18 +198,25 @@ describe('realtime with the official Pusher clients', () => {
     });
     clients.push(pusher);
     type Reported = { type: string; data?: { code?: number }; error?: Reported };
-    const errors: Reported[] = [];
-    pusher.connection.bind('error', (err: (typeof errors)[number]) => errors.push(err));
     const states: string[] = [];
     pusher.connection.bind('state_change', ({ current }: { current: string }) => states.push(current));
-    await new Promise((r) => setTimeout(r, 500));
-    // During the handshake pusher-js wraps the server's pusher:error in a WebSocketError.
-    assert.ok(
-      errors.some((e) => [e, e.error].some((x) => x?.type === 'PusherError' && x.data?.code === 4001)),
-      JSON.stringify(errors),
-    );
-    // 4001 is in the "do not reconnect unchanged" range: pusher-js gives up after one try.
+    // During the handshake pusher-js wraps the server's pusher:error in a WebSocketError,
+    // emitted just before it acts on the code (in the same call): by the time this promise
+    // resolves, pusher-js has chosen to give up or to retry.
+    const refusal = await new Promise<Reported>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no pusher:error from the server')), 5000);
+      pusher.connection.bind('error', (err: Reported) => {
+        const reported = [err, err.error].find((x) => x?.type === 'PusherError');
+        if (!reported) return;
+        clearTimeout(timer);
+        resolve(reported);
+      });
+    });
+    assert.equal(refusal.data?.code, 4001);
+    // 4001 is in the "do not reconnect unchanged" range: pusher-js gives up after one try
+    // (a retry or a back-off would have kept it "connecting").
     assert.deepEqual(states, ['disconnected']);
+    assert.equal(pusher.connection.state, 'disconnected');
   });
 
   describe('HTTP events API', () => {

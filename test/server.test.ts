@@ -164,10 +164,12 @@ describe('server process (new-user path, embedded)', () => {
     first = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: dataDir }));
     b = await banner(first);
     assert.match(first.stdout(), /API docs: +http:\/\/localhost:\d+\/docs/);
+    assert.match(first.stdout(), /Dashboard: +http:\/\/localhost:\d+\/dashboard\/ /);
     assert.equal(b.curlUrl, `${b.baseUrl}/en/shop/validate-credentials`);
     assert.equal(b.curlKey, b.key);
     assert.equal(b.curlSecret, b.secret);
     assert.match(first.stdout(), /Test customer: \+\d+ \(OTP code \d{6}\)/);
+    assert.match(first.stdout(), /Coupon: +[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4} \(id \d+\), held by \+\d+/);
     // The credentials are kept beside the data for the next start, readable by the owner only.
     const file = path.join(dataDir, 'demo-credentials.json');
     assert.equal((await stat(file)).mode & 0o777, 0o600);
@@ -297,5 +299,56 @@ describe('server process (new-user path, embedded)', () => {
     again.child.kill('SIGTERM');
     assert.equal(await exitWithin(again, 15_000), 0);
     assert.equal(existsSync(path.join(dataDir, 'loyalty.pid')), false);
+  });
+});
+
+describe('server process with NODE_ENV=production (embedded)', () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-prod-'));
+  });
+  after(async () => {
+    for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('seeds no demo data, accepts no test phone, and warns about every generated secret', async () => {
+    const s = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: path.join(dataDir, 'a'), NODE_ENV: 'production' }));
+    await waitForOutput(s, /Store: .*\n\n/);
+    const base = /is listening on (http:\/\/localhost:\d+)\n/.exec(s.stdout())![1];
+    assert.doesNotMatch(s.stdout(), /Demo data|API key:|Test customer/);
+    const warning = s
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; generated?: string[] })
+      .find((l) => l.generated);
+    assert.ok(warning, s.stdout());
+    assert.equal(warning.level, 40);
+    assert.deepEqual(warning.generated, ['JWT_SECRET', 'REALTIME_APP_KEY/REALTIME_APP_SECRET']);
+    // The development test phone is an ordinary number here: its "fixed code" is no code.
+    const url = viaIpv4(base!);
+    assert.equal((await request(url, 'POST', '/en/app/auth/otp/request', { json: { phone: '+37060000000' } })).status, 200);
+    const verify = await request(url, 'POST', '/en/app/auth/otp/verify', { json: { phone: '+37060000000', code: '123456' } });
+    assert.equal(verify.status, 401, verify.text);
+    s.child.kill('SIGTERM');
+    assert.equal(await exitWithin(s, 15_000), 0);
+  });
+
+  it('is quiet about secrets that are set explicitly', async () => {
+    const s = spawnServer(
+      newUserEnv({
+        LOYALTY_DATA_DIR: path.join(dataDir, 'b'),
+        NODE_ENV: 'production',
+        JWT_SECRET: 'j'.repeat(40),
+        REALTIME_APP_ID: '1234',
+        REALTIME_APP_KEY: 'key-prod',
+        REALTIME_APP_SECRET: 's'.repeat(32),
+      }),
+    );
+    await waitForOutput(s, /Store: .*\n\n/);
+    assert.doesNotMatch(s.stdout(), /generated secrets/);
+    s.child.kill('SIGTERM');
+    assert.equal(await exitWithin(s, 15_000), 0);
   });
 });

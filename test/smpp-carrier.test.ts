@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CarrierReceipt, CarrierSubmission, SubmitResult } from '../src/modules/sms/carriers/carrier.js';
 import {
   buildSubmitSm,
+  concatenationRef,
   parseDeliverSm,
   parseReceiptText,
   parseSmppUrl,
@@ -320,9 +321,8 @@ describe('SmppCarrier against a test SMSC', () => {
     assert.equal(await h.smsc.deliver({ esm_class: 0x00, source_addr: '37060012345', short_message: Buffer.from('STOP') }), 0);
     // Still bound, and the next real receipt is the only one reported.
     assert.equal(h.carrier.isBound, true);
+    // A receipt is acknowledged only once reported, so each answer above is the sentinel.
     assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'DELIVRD'), 0);
-    await waitFor(() => h.receipts.length > count, 2000, 'receipt');
-    await sleep(50);
     assert.deepEqual(h.receipts.slice(count), [{ carrierMessageId: '0ABC9999', state: 'delivered' }]);
   });
 
@@ -486,7 +486,8 @@ describe('SmppCarrier sessions', () => {
       assert.ok(!result.ok && result.permanent, JSON.stringify(result));
       assert.match(result.error, /^SMPP error 0x00000045 \(ESME_RSUBMITFAIL\) \(part 2 of 3\); already accepted by the SMSC: part 1 as [0-9A-F]{8}$/);
       assert.ok(!result.ok && result.inDoubt === true, 'part 1 is at the SMSC: the message must not be resubmitted');
-      await sleep(100);
+      // Nothing queued or on the wire any more (window 1: room again), and part 3 never left.
+      assert.equal(h.carrier.room(), 1);
       assert.equal(h.smsc.stats.submitSm, 2);
     } finally {
       await h.stop();
@@ -531,5 +532,104 @@ describe('SmppCarrier sessions', () => {
     } finally {
       await h.smsc.close();
     }
+  });
+});
+
+describe('SmppCarrier part by part (how the dispatcher feeds it)', () => {
+  const part = (text: string, over: Partial<CarrierSubmission> = {}) => {
+    const prepared = new SmppCarrier({ url: 'smpp://a:b@127.0.0.1:1' }).prepare(message(text, over));
+    assert.ok(prepared.ok);
+    return prepared.parts[0]!;
+  };
+
+  it('has room only while bound, and never more than the free window', async () => {
+    const h = await harness({ windowSize: 3, throughputPerSecond: 1000 });
+    try {
+      assert.equal(h.carrier.room(), 3);
+      h.smsc.holdResponses(true);
+      const answers = [h.carrier.writePart(part('One')), h.carrier.writePart(part('Two'))];
+      assert.equal(h.carrier.room(), 1);
+      await waitFor(() => h.smsc.outstanding === 2, 2000, 'both parts at the SMSC');
+      let roomEvents = 0;
+      h.carrier.onRoom(() => roomEvents++);
+      h.smsc.holdResponses(false);
+      const outcomes = await Promise.all(answers);
+      assert.deepEqual(outcomes.map((o) => o.outcome), ['accepted', 'accepted']);
+      assert.ok(roomEvents >= 2, 'told the room grew');
+      assert.equal(h.carrier.room(), 3);
+      await h.carrier.close();
+      assert.equal(h.carrier.room(), 0);
+      assert.deepEqual(await h.carrier.writePart(part('Closed')), { outcome: 'not_sent', error: 'SMPP session not bound' });
+    } finally {
+      await h.smsc.close();
+    }
+  });
+
+  it('gives room for what the throughput lets leave within 50 ms, and says when there is more', async () => {
+    const h = await harness({ windowSize: 10, throughputPerSecond: 10 });
+    try {
+      assert.equal(h.carrier.room(), 1, 'one part every 100 ms');
+      const sentAt = Date.now();
+      const first = h.carrier.writePart(part('Paced 1'));
+      // The listener hears of every change (the answer, the throughput slot) and asks again.
+      const opened = new Promise<number>((resolve) =>
+        h.carrier.onRoom(() => {
+          if (h.carrier.room() > 0) resolve(Date.now());
+        }),
+      );
+      assert.equal(h.carrier.room(), 0, 'the next may leave only in 100 ms');
+      const openedAt = await opened;
+      assert.ok(openedAt - sentAt >= 45, `room again after ${openedAt - sentAt} ms`);
+      assert.equal((await first).outcome, 'accepted');
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('reports what became of each part: accepted, refused, unknown, not sent', async () => {
+    const h = await harness({ pduTimeoutMs: 300, reconnect: { initialMs: 50, maxMs: 100 } });
+    try {
+      h.smsc.failDestination('+37060055551', 0x0b);
+      h.smsc.failDestination('+37060055552', 0x58);
+      h.smsc.failDestination('+37060055553', 'no-response');
+      assert.equal((await h.carrier.writePart(part('Yes'))).outcome, 'accepted');
+      assert.deepEqual(await h.carrier.writePart(part('No', { destination: '+37060055551' })), {
+        outcome: 'refused',
+        permanent: true,
+        error: 'SMPP error 0x0000000B (ESME_RINVDSTADR)',
+      });
+      assert.deepEqual(await h.carrier.writePart(part('Later', { destination: '+37060055552' })), {
+        outcome: 'refused',
+        permanent: false,
+        error: 'SMPP error 0x00000058 (ESME_RTHROTTLED)',
+      });
+      assert.deepEqual(await h.carrier.writePart(part('Silence', { destination: '+37060055553' })), {
+        outcome: 'unknown',
+        error: 'no submit_sm_resp within 300 ms (the part may have been accepted)',
+      });
+      h.smsc.holdResponses(true);
+      const cut = h.carrier.writePart(part('Cut'));
+      await waitFor(() => h.smsc.outstanding === 1, 2000, 'the part at the SMSC');
+      h.smsc.dropConnection();
+      assert.equal((await cut).outcome, 'unknown');
+      assert.equal((await h.carrier.writePart(part('Unbound'))).outcome, 'not_sent');
+      h.smsc.holdResponses(false);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('derives the concatenation reference from the message id, so later parts join earlier ones', () => {
+    const carrier = new SmppCarrier({ url: 'smpp://a:b@127.0.0.1:1' });
+    const ref = (id: string) => {
+      const prepared = carrier.prepare(message('y'.repeat(200), { messageId: id }));
+      assert.ok(prepared.ok);
+      const refs = prepared.parts.map((p) => (p.pdu.short_message as Buffer)[3]);
+      assert.equal(new Set(refs).size, 1);
+      return refs[0];
+    };
+    assert.equal(ref('msg_same'), ref('msg_same'));
+    assert.equal(ref('msg_same'), concatenationRef('msg_same'));
+    assert.notEqual(ref('msg_a'), ref('msg_c'));
   });
 });

@@ -82,6 +82,10 @@ describe('SMS billing', () => {
     assert.equal(after.balance, 0);
     assert.equal(ok.length * LT, units(0.29) - units(after.balance), 'accepted × price = balance spent');
     assert.equal(await messageTotal(t, partner), 10);
+    // The history holds exactly the accepted messages, each charged what its answer said.
+    const listed = (await messages(t, partner, '?per_page=100')).body.data as Array<{ message_id: string; cost: { amount: number } }>;
+    assert.deepEqual(listed.map((m) => m.message_id).sort(), ok.map((r) => r.body.data.message_id).sort());
+    for (const m of listed) assert.equal(units(m.cost.amount), LT);
     assert.equal(await ledgerSum(partner.id), 0, 'the ledger agrees with the balance');
   });
 
@@ -164,8 +168,8 @@ describe('SMS billing', () => {
     await waitForStatus(t, partner.apiKey, failed.body.data.message_id, 'failed', 6000);
     assert.equal(units((await account(t, partner)).balance), units(1) - kept);
 
-    // More dispatcher ticks change nothing.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // More dispatcher passes (every sweep included) change nothing.
+    await t.app.context.workers.smsDispatcher.tick();
     await t.app.context.workers.smsDispatcher.tick();
     assert.equal(units((await account(t, partner)).balance), units(1) - kept);
     const refunds = (await t.app.context.database.db.execute(

@@ -6,6 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { smsMessageParts } from '../src/modules/sms/sms.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
@@ -64,6 +66,20 @@ describe('SMS over SMPP, end to end', () => {
 
   const status = async (id: string) =>
     (await request(t.url, 'GET', `/en/sms/status/${id}`, { headers: apiHeaders(partner.apiKey) })).body.data;
+
+  /** Waits until the part the SMSC knows as `carrierMessageId` has `state` in the store. */
+  async function partState(carrierMessageId: string, state: string) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const [part] = await t.app.context.database.db
+        .select({ state: smsMessageParts.state })
+        .from(smsMessageParts)
+        .where(eq(smsMessageParts.carrierMessageId, carrierMessageId));
+      if (part?.state === state) return;
+      if (Date.now() > deadline) throw new Error(`part ${carrierMessageId} is ${part?.state}, not ${state}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 
   async function waitStatus(id: string, want: string) {
     const deadline = Date.now() + 10_000;
@@ -144,8 +160,9 @@ describe('SMS over SMPP, end to end', () => {
     }, 10_000, 'two submit_sm');
     assert.equal(parts[0]!.esmClass & 0x40, 0x40, 'UDH indicator set');
     await waitStatus(one.body.data.message_id, 'sent');
-    await smsc.deliverReceipt(parts[0]!.messageId, 'DELIVRD');
-    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await smsc.deliverReceipt(parts[0]!.messageId, 'DELIVRD'), 0);
+    // The receipt is applied to its part (and the message settled in the same transaction).
+    await partState(parts[0]!.messageId, 'delivered');
     assert.equal((await status(one.body.data.message_id)).status, 'sent', 'one part delivered is not enough');
     await smsc.deliverReceipt(parts[1]!.messageId, 'DELIVRD', { viaTlv: true });
     await waitStatus(one.body.data.message_id, 'delivered');

@@ -2,12 +2,12 @@
 // a receiving server started here gets the signed deliveries; the partner reads its secret
 // and every delivery with its attempts through the API.
 import assert from 'node:assert/strict';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_BACKOFF_MS, WebhooksService, type WebhooksTuning } from '../src/infra/webhooks/webhooks.service.js';
-import { signatureHeader, verifySignature } from '../src/infra/webhooks/webhooks.signing.js';
+import { DEFAULT_BACKOFF_MS, WebhooksService, type WebhooksTuning } from '../src/modules/webhooks/webhooks.service.js';
+import { signatureHeader, verifySignature } from '../src/modules/webhooks/webhooks.signing.js';
 import { startTestApp, type Env, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { bearer, request } from './helpers/http.js';
@@ -86,8 +86,6 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function enqueue(t: TestApp, partnerId: number, url: string, payload: unknown, eventType = 'test.event'): Promise<string> {
   const { webhooks } = t.app.context.services;
   return t.app.context.database.db.transaction((tx) => webhooks.enqueue(tx, { partnerId, eventType, url, payload }));
@@ -119,6 +117,18 @@ function settled(t: TestApp, partner: PartnerFixture, eventId: string, timeoutMs
     },
     timeoutMs,
   );
+}
+
+/**
+ * Enqueues a delivery after everything so far and waits until it settles. Claims take due
+ * rows oldest first, so by then the worker has made a claim that took every row due before
+ * it: a delivery that was claimable again (due no later than the sentinel) has been claimed
+ * again, which its attempt count shows even while its request is still on the way.
+ */
+async function sentinelDelivery(app: TestApp, p: PartnerFixture): Promise<void> {
+  const id = await enqueue(app, p.id, `${receiver.base}/ok/sentinel-${randomUUID()}`, { sentinel: true });
+  const { item } = await settled(app, p, id);
+  assert.equal(item.status, 'delivered');
 }
 
 /** The receiver's own check: recompute the HMAC over the raw body and compare in constant time. */
@@ -236,7 +246,8 @@ describe('delivery', () => {
     assert.equal(detail.attempts[0].status_code, 200);
     assert.equal(detail.attempts[0].error, null);
     assert.ok(Number.isInteger(detail.attempts[0].duration_ms) && detail.attempts[0].duration_ms >= 0);
-    await sleep(300);
+    await sentinelDelivery(t, partner);
+    assert.equal((await deliveryByEvent(t, partner, eventId))?.item.attempts, 1, 'a delivered event is not claimed again');
     assert.equal(receiver.to('/ok/exact').length, 1, 'a delivered event is not sent again');
   });
 
@@ -291,7 +302,8 @@ describe('delivery', () => {
         [3, 503],
       ],
     );
-    await sleep(400);
+    await sentinelDelivery(t, partner);
+    assert.equal((await deliveryByEvent(t, partner, eventId))?.item.attempts, 3, 'a failed event is not claimed again');
     assert.equal(receiver.to('/down/a').length, 3, 'nothing more after failed');
   });
 
@@ -345,13 +357,14 @@ describe('delivery', () => {
       /the event did not happen/,
     );
     assert.match(eventId, UUID);
-    // A committed event enqueued after it is delivered; the rolled-back one never is.
+    // No row, so nothing can ever claim it; and a committed event enqueued after it (due
+    // later, so claimed no earlier) is delivered while the rolled-back one was not.
+    assert.equal(await webhooks.findByEventId(eventId), undefined);
+    assert.equal(await deliveryByEvent(t, partner, eventId), undefined);
     const later = await enqueue(t, partner.id, `${receiver.base}/ok/after-rollback`, { y: 2 });
     await settled(t, partner, later);
-    await sleep(200);
+    assert.equal(receiver.to('/ok/after-rollback').length, 1);
     assert.equal(receiver.to('/ok/rolled-back').length, 0);
-    assert.equal(await deliveryByEvent(t, partner, eventId), undefined);
-    assert.equal(await webhooks.findByEventId(eventId), undefined);
   });
 
   it('refuses a payload that is not JSON', async () => {
@@ -465,11 +478,15 @@ describe('several workers on one database', () => {
       for (let i = 0; i < 24; i++) ids.push(await enqueue(t, p.id, `${receiver.base}/ok/multi-${i}`, { i }));
       await Promise.all(nodes.map((n) => n.start()));
       for (const id of ids) await settled(t, p, id, 15_000);
-      await sleep(300);
+      // Stopping waits for every node's claim under way and its deliveries: a second claim
+      // of a delivery is committed (counted) by then, whenever its request would arrive.
+      await Promise.all(nodes.map((n) => n.stop()));
       for (let i = 0; i < 24; i++) {
-        assert.equal(receiver.to(`/ok/multi-${i}`).length, 1, `multi-${i} sent once`);
+        assert.equal((await deliveryByEvent(t, p, ids[i]!))?.item.attempts, 1, `multi-${i} claimed once`);
         assert.equal((await t.app.context.services.webhooks.findByEventId(ids[i]!))?.attempts.length, 1, `multi-${i} attempted once`);
+        assert.equal(receiver.to(`/ok/multi-${i}`).length, 1, `multi-${i} sent once`);
       }
+      await Promise.all(nodes.map((n) => n.start()));
 
       // Shutdown mid-attempt: the claim is given back, uncounted and due at once.
       const hanging = await enqueue(t, p.id, `${receiver.base}/hang/stop`, { stop: true });

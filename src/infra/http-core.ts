@@ -1,5 +1,8 @@
 // The HTTP conventions every endpoint shares (DESIGN.md §3): the /{locale}/ prefix,
 // request ids, JSON parsing, validation as Shape A, and the error and 404 envelopes.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,6 +10,7 @@ import fp from 'fastify-plugin';
 import { AppError, ERRORS, type ErrorDefinition, type FieldErrors, type ErrorName } from '../shared/errors.js';
 import { isLocale, t, type Locale, type MessageKey, type MessageParams } from '../shared/i18n.js';
 import { unstorableTextFields } from '../shared/validation.js';
+import { isDatabaseUnavailable } from './db/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -215,8 +219,67 @@ function mapFrameworkError(err: FastifyError, req: FastifyRequest, bodyLimit: nu
   return undefined;
 }
 
+/**
+ * What Node's HTTP parser refuses before any request exists (headers or URL over 16 KiB, a
+ * request that never finished arriving, bytes that are not HTTP): the error envelope with a
+ * fresh request id, like every other refusal. Passed as the `clientErrorHandler` option.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const name: ErrorName = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST';
+  const def = ERRORS[name];
+  const requestId = randomUUID();
+  const body = JSON.stringify({ success: false, code: def.code, message: t('en', def.message), request_id: requestId });
+  this.log.info({ code: err.code, status: def.status, request_id: requestId }, 'client error');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${def.status} ${STATUS_CODES[def.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
 export interface HttpCoreOptions {
   bodyLimit: number;
+}
+
+/** Deepest JSON nesting a body may have: ours need a handful of levels; a validator (and a
+ * recursive walk) over 10,000 would exhaust the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when `text` nests arrays/objects deeper than `limit` (one linear scan, strings skipped). */
+export function jsonDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Fastify's own refusals that happen before routing (an undecodable path such as `%FF` or a
+ * lone surrogate, a path parameter over `maxParamLength`), answered like every other error:
+ * the envelope, `request_id` and `X-Request-Id`. Passed as the `frameworkErrors` option.
+ */
+export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  req.locale = localeOfUrl(req.url);
+  reply.header('x-request-id', req.id);
+  // An over-long parameter names nothing that can exist: like any impossible path id, 404.
+  const err =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('RESOURCE_NOT_FOUND', { params: { resource: 'resource.resource' } })
+      : new AppError('BAD_REQUEST', { message: 'error.bad_url' });
+  req.log.info({ code: error.code, status: err.definition.status }, 'request rejected');
+  return sendError(req, reply, err);
 }
 
 async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
@@ -233,7 +296,19 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    if (jsonDeeperThan(body as string, MAX_JSON_DEPTH)) {
+      return done(new AppError('MALFORMED_JSON', { message: 'error.json_too_deep', params: { limit: MAX_JSON_DEPTH } }), undefined);
+    }
     return defaultJson(req, body as string, done);
+  });
+  // Every other content type is refused with 400 (DESIGN §3), JSON sent as text/plain
+  // included — unless the body is empty, which reads as no body whatever the header says
+  // (`curl -d ''` sends a form type). Routes that take XML, CSV or multipart register their
+  // own parsers in their own scope, which win over this catch-all.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('*', (req, _payload, done) => {
+    if (req.headers['content-length'] === '0') return done(null, undefined);
+    return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -258,6 +333,8 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     if (req.body === undefined && jsonOrNone && req.routeOptions.schema?.body !== undefined) req.body = {};
     // Text PostgreSQL cannot store (U+0000, unpaired surrogates) is a 422 on its field, for
     // every route, before any module builds a query with it.
+    // In a path parameter (`/sms/status/%00`) such text names nothing that can exist: 404.
+    if (unstorableTextFields(req.params).length > 0) throw new AppError('RESOURCE_NOT_FOUND', { params: { resource: 'resource.resource' } });
     const fields = [...unstorableTextFields(req.query), ...unstorableTextFields(req.body)];
     if (fields.length > 0) {
       const errors: FieldErrors = {};
@@ -277,6 +354,12 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     if (mapped) {
       req.log.info({ code: error.code, status: mapped.definition.status }, 'request rejected');
       return sendError(req, reply, mapped);
+    }
+    if (isDatabaseUnavailable(error)) {
+      // A failover or a dropped connection: nothing was wrong with the request, and the
+      // client should retry (the pool reconnects on the next checkout).
+      req.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      return reply.code(503).header('retry-after', '1').send(errorBody(req, ERRORS.UNAVAILABLE));
     }
     req.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody(req, ERRORS.INTERNAL));

@@ -5,7 +5,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { checkPublicUrl, classifyAddress, safeAgents, safeFetch, SafeFetchError, type LookupAddress, type ResolveAll } from './safe-url.js';
+import { checkPublicUrl, classifyAddress, safeAgents, safeFetch, SafeFetchError, safeGetStream, type LookupAddress, type ResolveAll } from './safe-url.js';
 
 const PRIVATE_LITERALS: Array<[string, string]> = [
   ['http://127.0.0.1/', 'loopback'],
@@ -345,5 +345,73 @@ describe('safeFetch', () => {
     const p = safeFetch(`http://127.0.0.1:${port}/slow`, { allowPrivate: true, signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
     await assert.rejects(p, (err: unknown) => err instanceof SafeFetchError && err.code === 'aborted');
+  });
+});
+
+describe('safeGetStream (feeds)', () => {
+  let server: http.Server;
+  let base: string;
+  before(async () => {
+    server = http.createServer((req, res) => {
+      const hop = /^\/hop\/(\d+)$/.exec(req.url ?? '');
+      if (hop) {
+        const n = Number(hop[1]);
+        res.writeHead(302, { location: n > 1 ? `/hop/${n - 1}` : '/body' }).end();
+      } else if (req.url === '/to-ftp') {
+        res.writeHead(301, { location: 'ftp://8.8.8.8/feed.xml' }).end();
+      } else if (req.url === '/to-credentials') {
+        res.writeHead(307, { location: `${base.replace('//', '//user:pw@')}/body` }).end();
+      } else if (req.url === '/stall') {
+        res.writeHead(200);
+        res.write('<products>');
+      } else {
+        res.writeHead(200, { etag: '"e1"' }).end('<products/>');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+
+  const text = async (body: AsyncIterable<Buffer>) => {
+    let out = '';
+    for await (const chunk of body) out += chunk.toString();
+    return out;
+  };
+
+  it('follows up to 5 redirects and streams the answer', async () => {
+    const res = await safeGetStream(`${base}/hop/5`, { allowPrivate: true });
+    assert.equal(res.status, 200);
+    assert.equal(res.url, `${base}/body`);
+    assert.equal(res.headers.etag, '"e1"');
+    assert.equal(await text(res.body), '<products/>');
+    await assert.rejects(safeGetStream(`${base}/hop/6`, { allowPrivate: true }), (err: unknown) => err instanceof SafeFetchError && err.code === 'refused' && /more than 5 redirects/.test(err.message));
+  });
+
+  it('checks every redirect target like the first URL', async () => {
+    await assert.rejects(safeGetStream(`${base}/to-ftp`, { allowPrivate: true }), (err: unknown) => err instanceof SafeFetchError && err.code === 'refused' && /only http and https/.test(err.message));
+    await assert.rejects(safeGetStream(`${base}/to-credentials`, { allowPrivate: true }), (err: unknown) => err instanceof SafeFetchError && /user name or password/.test(err.message));
+  });
+
+  it('refuses a private address before connecting, and a name that resolves to one at connection time', async () => {
+    await assert.rejects(safeGetStream(`${base}/body`, { allowPrivate: false }), (err: unknown) => err instanceof SafeFetchError && err.code === 'refused' && /loopback/.test(err.message));
+    // Public when asked, private when connecting (DNS rebinding): refused at the connection.
+    let calls = 0;
+    const rebinding: ResolveAll = async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+    const port = new URL(base).port;
+    await assert.rejects(
+      safeGetStream(`http://feeds.example.test:${port}/body`, { allowPrivate: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] }),
+      (err: unknown) => err instanceof SafeFetchError && err.code === 'refused' && /feeds\.example\.test resolves to 127\.0\.0\.1/.test(err.message),
+    );
+    assert.equal((await checkPublicUrl(`http://feeds.example.test:${port}/body`, { allowPrivate: false, resolve: rebinding })).ok, true);
+    await assert.rejects(safeGetStream(`http://feeds.example.test:${port}/body`, { allowPrivate: false, resolve: rebinding }), (err: unknown) => err instanceof SafeFetchError && err.code === 'refused');
+  });
+
+  it('fails a body that stalls longer than the timeout', async () => {
+    const res = await safeGetStream(`${base}/stall`, { allowPrivate: true, timeoutMs: 200 });
+    await assert.rejects(text(res.body), (err: unknown) => err instanceof SafeFetchError && err.code === 'timeout');
   });
 });

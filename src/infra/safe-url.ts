@@ -305,3 +305,113 @@ export function safeFetch(input: string | URL, opts: SafeFetchOptions): Promise<
     req.end(body);
   });
 }
+
+export interface SafeStreamOptions {
+  allowPrivate: boolean;
+  headers?: Record<string, string>;
+  /** Time for the answer's headers to arrive, and the longest pause between two chunks of its body. Default 30 s. */
+  timeoutMs?: number;
+  /** Whole-download deadline, body included. Default 15 minutes. */
+  deadlineMs?: number;
+  /** Redirects followed (each target checked again like the first URL). Default 5. */
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  resolve?: ResolveAll;
+}
+
+export interface SafeStreamResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The URL that answered (after redirects). */
+  url: string;
+  /** The body as it arrives; destroyed with a SafeFetchError on a stall, the deadline or an abort. */
+  body: http.IncomingMessage;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A GET of a user-supplied URL whose body is read as a stream (feeds of any size): every hop
+ * is checked as `checkPublicUrl` does and again at connection time, at most `maxRedirects`
+ * redirects are followed, the answer must start within `timeoutMs` and never stall longer.
+ * Rejects with SafeFetchError when there is no answer to read.
+ */
+export async function safeGetStream(input: string, opts: SafeStreamOptions): Promise<SafeStreamResponse> {
+  const maxRedirects = opts.maxRedirects ?? 5;
+  const deadline = Date.now() + (opts.deadlineMs ?? 15 * 60_000);
+  let current = input;
+  for (let hop = 0; ; hop++) {
+    const res = await getOnce(current, opts, deadline);
+    const location = res.body.headers.location;
+    if (!REDIRECTS.has(res.status) || location === undefined) return res;
+    res.body.destroy();
+    if (hop >= maxRedirects) throw new SafeFetchError('refused', `more than ${maxRedirects} redirects`);
+    try {
+      current = new URL(location, current).toString();
+    } catch {
+      throw new SafeFetchError('network', 'a redirect to an invalid URL');
+    }
+  }
+}
+
+function getOnce(input: string, opts: SafeStreamOptions, deadline: number): Promise<SafeStreamResponse> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const s = staticCheck(input, opts.allowPrivate);
+  if (!s.ok) return Promise.reject(new SafeFetchError('refused', s.reason));
+  const { url } = s.target;
+  if (opts.signal?.aborted) return Promise.reject(new SafeFetchError('aborted', 'aborted'));
+  return new Promise<SafeStreamResponse>((resolve, reject) => {
+    let answered = false;
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
+      method: 'GET',
+      headers: opts.headers,
+      agent: false,
+      ...(opts.allowPrivate ? {} : { lookup: guardedLookup(opts.resolve) }),
+    });
+    const fail = (err: SafeFetchError) => {
+      req.destroy(err);
+      if (!answered) reject(err);
+    };
+    const headersTimer = setTimeout(() => fail(new SafeFetchError('timeout', `no response within ${timeoutMs} ms`)), Math.min(timeoutMs, Math.max(0, deadline - Date.now())));
+    const deadlineTimer = setTimeout(() => fail(new SafeFetchError('timeout', 'the download took too long')), Math.max(0, deadline - Date.now()));
+    deadlineTimer.unref();
+    const onAbort = () => fail(new SafeFetchError('aborted', 'aborted'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanup = () => {
+      clearTimeout(headersTimer);
+      clearTimeout(deadlineTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
+    req.on('socket', (socket: net.Socket) => {
+      if (opts.allowPrivate) return;
+      const verify = (address: string | undefined) => {
+        if (address === undefined) return;
+        const c = classifyAddress(address);
+        if (!c.public) fail(new SafeFetchError('refused', notPublic(s.target.host, address, c.range).reason));
+      };
+      if (socket.connecting) {
+        socket.on('lookup', (err: Error | null, address: string) => {
+          if (!err) verify(address);
+        });
+        socket.once('connect', () => verify(socket.remoteAddress));
+      } else {
+        verify(socket.remoteAddress);
+      }
+    });
+    req.on('error', (err) => {
+      if (answered) return;
+      cleanup();
+      reject(err instanceof SafeFetchError ? err : new SafeFetchError('network', err.message || String(err)));
+    });
+    req.on('response', (res) => {
+      answered = true;
+      clearTimeout(headersTimer);
+      // A stalled body fails the read with a timeout instead of hanging the reader.
+      res.setTimeout(timeoutMs, () => res.destroy(new SafeFetchError('timeout', `no data for ${timeoutMs} ms`)));
+      res.once('close', cleanup);
+      res.once('error', cleanup);
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, url: url.toString(), body: res });
+    });
+    req.end();
+  });
+}

@@ -18,6 +18,10 @@ export const ERRORS = {
   BODY_TOO_LARGE: { status: 400, code: 400, message: 'error.body_too_large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 400, code: 400, message: 'error.unsupported_media_type' },
   BAD_REQUEST: { status: 400, code: 400, message: 'error.bad_request' },
+  REQUEST_TIMEOUT: { status: 408, code: 408, message: 'error.request_timeout' },
+  HEADERS_TOO_LARGE: { status: 431, code: 431, message: 'error.headers_too_large' },
+  // 413: an uploaded feed over XML_IMPORT_MAX_BYTES (DESIGN.md §9), recorded as a failed import
+  PAYLOAD_TOO_LARGE: { status: 413, code: 413, message: 'error.body_too_large' },
   // 401
   API_CREDENTIALS_INVALID: { status: 401, code: 1001, message: 'error.api_credentials_invalid' },
   API_CREDENTIALS_MISSING: { status: 401, code: 1004, message: 'error.api_credentials_missing' },
@@ -68,6 +72,7 @@ export const ERRORS = {
   SENDER_NOT_APPROVED: { status: 422, code: 2001, message: 'error.sender_not_approved' },
   // 429
   RATE_LIMIT_EXCEEDED: { status: 429, code: 1003, message: 'error.rate_limited' },
+  DAILY_QUOTA_EXCEEDED: { status: 429, code: 'DAILY_QUOTA_EXCEEDED', message: 'error.daily_quota_exceeded', shapeB: true },
   // 5xx
   INTERNAL: { status: 500, code: 500, message: 'error.internal' },
   UNAVAILABLE: { status: 503, code: 503, message: 'error.unavailable' },

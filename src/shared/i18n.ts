@@ -1,16 +1,7 @@
-// One catalogue for every user-facing message, in both locales of the spec.
-// A unit test checks that no message is missing a translation or a placeholder.
-import { customersMessages } from '../modules/customers/customers.messages.js';
-import { pointsMessages } from '../modules/points/points.messages.js';
-import { qrMessages } from '../modules/qr-sessions/qr.messages.js';
-import { gamesMessages } from '../modules/games/games.messages.js';
-import { partnerCardsMessages } from '../modules/partner-cards/partner-cards.messages.js';
-import { realtimeMessages } from '../infra/realtime/realtime.messages.js';
-import { adminMessages } from '../modules/admin/admin.messages.js';
-import { commissionMessages } from '../modules/commission/commission.messages.js';
-import { partnerMessagesMessages } from '../modules/partner-messages/partner-messages.messages.js';
-import { smsMessages } from '../modules/sms/sms.messages.js';
-
+// The message catalogue: every user-facing message in both locales of the spec. The core
+// messages (envelope, errors, validation) live here; each module keeps its own beside its
+// code and hands them over at the composition root (src/messages.ts), so shared/ knows no
+// module. Keys stay typed: a module's messages file augments `Messages` below.
 export const LOCALES = ['lt', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
 
@@ -50,6 +41,22 @@ const core = {
     lt: 'Nepalaikomas turinio tipas; siųskite application/json',
   },
   'error.bad_request': { en: 'Malformed request', lt: 'Netinkama užklausa' },
+  'error.bad_url': {
+    en: 'The URL path is not valid: it has a byte sequence that is not UTF-8',
+    lt: 'Netinkamas URL kelias: jame yra baitų seka, kuri nėra UTF-8',
+  },
+  'error.request_timeout': {
+    en: 'The request was not received in time',
+    lt: 'Užklausa nebuvo gauta laiku',
+  },
+  'error.headers_too_large': {
+    en: 'The request line and headers are too large (at most 16 KiB)',
+    lt: 'Užklausos eilutė ir antraštės per didelės (ne daugiau kaip 16 KiB)',
+  },
+  'error.json_too_deep': {
+    en: 'The JSON body is nested deeper than {limit} levels',
+    lt: 'JSON turinys įdėtas giliau nei {limit} lygių',
+  },
   'error.validation': { en: 'The given data was invalid', lt: 'Pateikti duomenys netinkami' },
   'error.route_not_found': { en: 'Route not found', lt: 'Maršrutas nerastas' },
   'error.resource_not_found': { en: '{resource} not found', lt: 'Nerasta: {resource}' },
@@ -108,6 +115,7 @@ const core = {
   'error.out_of_range': { en: 'A value is out of the allowed range', lt: 'Reikšmė už leistinų ribų' },
   'error.expired_offer': { en: 'The offer has expired', lt: 'Pasiūlymo galiojimas baigėsi' },
   'error.quota_exceeded': { en: 'The quota or balance is exceeded', lt: 'Viršyta kvota arba likutis' },
+  'error.daily_quota_exceeded': { en: 'The daily limit is reached', lt: 'Pasiektas dienos limitas' },
   'error.sender_not_approved': {
     en: 'Sender name not approved for this account; approved senders: {senders}',
     lt: 'Siuntėjo vardas šiai paskyrai nepatvirtintas; patvirtinti siuntėjai: {senders}',
@@ -161,37 +169,52 @@ const core = {
   'resource.webhook_delivery': { en: 'Webhook delivery', lt: 'Webhook pristatymas' },
 } as const;
 
-// Modules keep their messages beside their code; they all meet here, checked for both locales.
-const catalogue = {
-  ...core,
-  ...smsMessages,
-  ...customersMessages,
-  ...pointsMessages,
-  ...qrMessages,
-  ...partnerCardsMessages,
-  ...gamesMessages,
-  ...realtimeMessages,
-  ...adminMessages,
-  ...commissionMessages,
-  ...partnerMessagesMessages,
-} as const satisfies Record<string, Record<Locale, string>>;
+export type MessageSet = Record<string, Record<Locale, string>>;
+type CoreMessages = typeof core;
 
-export type MessageKey = keyof typeof catalogue;
+/**
+ * Every message key. A module adds its own with
+ * `declare module '…/shared/i18n.js' { interface Messages extends MyMessages {} }`
+ * and registers the texts in src/messages.ts.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the augmentation point
+export interface Messages extends CoreMessages {}
+
+export type MessageKey = keyof Messages & string;
 export type MessageParams = Record<string, string | number>;
 
+const catalogue: MessageSet = { ...core };
+
+/** Adds message sets to the catalogue (src/messages.ts, once at start); a key may be defined once. */
+export function registerMessages(...sets: MessageSet[]): void {
+  for (const set of sets) {
+    for (const [key, texts] of Object.entries(set)) {
+      const existing = catalogue[key];
+      if (existing && (existing.en !== texts.en || existing.lt !== texts.lt)) {
+        throw new Error(`message ${key} is defined twice with different texts`);
+      }
+      catalogue[key] = texts;
+    }
+  }
+}
+
 export function t(locale: Locale, key: MessageKey, params?: MessageParams): string {
-  const template: string = catalogue[key][locale];
+  const texts = catalogue[key];
+  // A key the types know but nobody registered is a wiring mistake (src/messages.test.ts
+  // catches it); the key itself is still better than a crash on an error path.
+  if (!texts) return key;
+  const template = texts[locale];
   if (!params) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name];
     if (value === undefined) return whole;
     // Resource names are message keys themselves, translated in the same locale.
-    if (typeof value === 'string' && value.startsWith('resource.') && value in catalogue) {
-      return catalogue[value as MessageKey][locale];
+    if (typeof value === 'string' && value.startsWith('resource.') && catalogue[value]) {
+      return catalogue[value]![locale];
     }
     return String(value);
   });
 }
 
 /** Exposed for the completeness test only. */
-export const messageCatalogue: Record<string, Record<Locale, string>> = catalogue;
+export const messageCatalogue: Readonly<MessageSet> = catalogue;

@@ -3,7 +3,7 @@
 // chosen types, amounts and times, following the ledger's semantics (points.tables.ts).
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { customers, loyaltyCards, partnerCards, pointsTransactions } from '../../src/infra/db/schema.js';
+import { customers, loyaltyCards, partnerCards, pointsTransactions } from '../../src/schema.js';
 import type { PointsTransactionType } from '../../src/modules/points/points.tables.js';
 import type { TestApp } from './app.js';
 

@@ -7,6 +7,16 @@
 //   await t.app.context.realtime.publish(`qr-login.${id}`, 'status_update', {status: 'authenticated'});
 //   assert.deepEqual(await got, {status: 'authenticated'});
 //   pusher.disconnect();
+//
+// "Nothing else arrived" is checked with a sentinel, never by sleeping: a socket gets its
+// frames in the order the server wrote them, so once a sentinel published after the
+// action has arrived, anything the action would have sent to that socket has too.
+//
+//   const seen = collectEvents(channel, 'status_update');
+//   ...the action that must not publish...
+//   await sentinel(t, channel);           // or, raw: const before = await client.sync();
+//   assert.deepEqual(seen, []);
+import { randomBytes } from 'node:crypto';
 import PusherModule, { type Channel, type Options } from 'pusher-js';
 import WebSocket from 'ws';
 import type { TestApp } from './app.js';
@@ -101,6 +111,19 @@ export function nextEvent<T = unknown>(channel: Channel, event: string, timeoutM
   });
 }
 
+/**
+ * Publishes a sentinel event on `channel` through the realtime publisher of `via` and waits
+ * until the pusher-js client has it. Everything published to that client's socket before
+ * the sentinel has arrived by then. Across nodes, publish from the node whose earlier
+ * publishes are in question (it then travels the same Redis connection behind them).
+ */
+export async function sentinel(via: TestApp, channel: Channel, timeoutMs = 5000): Promise<void> {
+  const event = `sentinel-${randomBytes(6).toString('hex')}`;
+  const got = nextEvent(channel, event, timeoutMs);
+  await via.app.context.realtime.publish(channel.name, event, {});
+  await got;
+}
+
 /** Every `event` on `channel` from now on (to check that something arrives exactly once). */
 export function collectEvents<T = unknown>(channel: Channel, event: string): T[] {
   const seen: T[] = [];
@@ -168,10 +191,15 @@ export class RawClient {
 
   /** The next frame (optionally: the next with this event name), consuming the frames before it. */
   async next(event?: string, timeoutMs = 3000): Promise<Frame> {
+    return (await this.take(event, timeoutMs)).at(-1)!;
+  }
+
+  /** Removes and returns the frames up to and including the next (matching) one. */
+  private async take(event: string | undefined, timeoutMs: number): Promise<Frame[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const i = this.frames.findIndex((f) => event === undefined || f.event === event);
-      if (i >= 0) return this.frames.splice(0, i + 1)[i]!;
+      if (i >= 0) return this.frames.splice(0, i + 1);
       const left = deadline - Date.now();
       if (left <= 0 || this.ws.readyState === WebSocket.CLOSED) {
         throw new Error(`no ${event ?? 'frame'} within ${timeoutMs} ms; got ${JSON.stringify(this.frames)}`);
@@ -186,10 +214,23 @@ export class RawClient {
     }
   }
 
-  /** Nothing (matching) arrives within `ms`. */
-  async nothing(ms = 200, event?: string): Promise<boolean> {
-    await new Promise((r) => setTimeout(r, ms));
-    return !this.frames.some((f) => event === undefined || f.event === event);
+  /**
+   * The frames received before the next `event` (consumed, with it). Await a sentinel this
+   * way, then check that nothing forbidden came before it.
+   */
+  async until(event: string, timeoutMs = 3000): Promise<Frame[]> {
+    return (await this.take(event, timeoutMs)).slice(0, -1);
+  }
+
+  /**
+   * A ping round trip: the frames the server wrote to this socket before its pong (consumed,
+   * with the pong). The server answers frames of a socket in order, so everything it had
+   * sent this socket when it read the ping is in the result, and every frame this socket
+   * sent before has been handled.
+   */
+  sync(timeoutMs = 3000): Promise<Frame[]> {
+    this.send({ event: 'pusher:ping', data: {} });
+    return this.until('pusher:pong', timeoutMs);
   }
 
   close() {

@@ -31,8 +31,9 @@ export async function startServerProcess(env: Env, timeoutMs = 60_000): Promise<
   const started = Date.now();
   for (;;) {
     const listening = /is listening on (http:\/\/\S+)/.exec(out);
-    // The banner is complete once its trailing blank line is out.
-    if (listening && /\n\s*\n$/.test(out.slice(listening.index))) {
+    // The banner is complete once its trailing blank line is out: a blank line at the end of
+    // the output or before a log line (its inner blank lines precede "Demo data" and "Try it").
+    if (listening && /\n\s*\n(?=$|\{)/.test(out.slice(listening.index))) {
       const key = /API key:\s+(\S+)/.exec(out)?.[1];
       const secret = /API secret:\s+(\S+)/.exec(out)?.[1];
       return {

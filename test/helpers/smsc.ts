@@ -58,8 +58,20 @@ export interface TestSmsc {
     /** Most submit_sm received and not yet answered at one time. */
     maxOutstanding: number;
   };
-  /** Answer submit_sm to this destination (digits, no '+') with an error status, or not at all; `after` parts first succeed. */
-  failDestination(destination: string, failure: SmscFailure, opts?: { after?: number }): void;
+  /**
+   * Answer submit_sm to this destination (digits, no '+') with an error status, or not at all;
+   * `after` parts first succeed; `times` failures, then it is accepted again (default: always).
+   */
+  failDestination(destination: string, failure: SmscFailure, opts?: { after?: number; times?: number }): void;
+  /**
+   * While on, submit_sm are received (and recorded in `submits`) but not answered; turning it
+   * off answers them all (on sessions still open).
+   */
+  holdResponses(hold: boolean): void;
+  /** submit_sm received and not answered yet. */
+  readonly outstanding: number;
+  /** While on, every bind_transceiver is refused (ESME_RBINDFAIL), as an SMSC down for maintenance. */
+  refuseBinds(refuse: boolean): void;
   /** Sends a delivery receipt for a message id to the bound session; resolves with the deliver_sm_resp status. */
   deliverReceipt(messageId: string, stat: string, opts?: ReceiptOptions): Promise<number>;
   /** Sends any deliver_sm (parameters and TLVs as the package names them); resolves with the response status. */
@@ -76,7 +88,8 @@ export interface TestSmsc {
   close(): Promise<void>;
 }
 
-const RESPONSE_TIMEOUT_MS = 3000;
+/** How long the SMSC waits for the service's answer to a PDU it sends (generous: busy test machines). */
+const RESPONSE_TIMEOUT_MS = 10_000;
 
 function decodeShortMessage(value: unknown): { udh: Buffer | null; text: string } {
   if (Buffer.isBuffer(value)) return { udh: null, text: value.toString('latin1') };
@@ -106,7 +119,10 @@ export async function createTestSmsc(opts: {
   const password = opts.password ?? 'secret';
   const submits: SmscSubmit[] = [];
   const stats = { submitSm: 0, binds: 0, bindFailures: 0, enquireLinks: 0, unbinds: 0, maxOutstanding: 0 };
-  const failures = new Map<string, { failure: SmscFailure; after: number; seen: number }>();
+  const failures = new Map<string, { failure: SmscFailure; after: number; seen: number; times: number }>();
+  let holding = false;
+  let refusingBinds = false;
+  const heldResponses: Array<() => void> = [];
   const bound = new Set<smpp.Session>();
   let nextId = opts.firstMessageId ?? 0x0abc0001;
   let outstanding = 0;
@@ -136,6 +152,11 @@ export async function createTestSmsc(opts: {
     session.on('error', () => session.destroy());
     session.on('close', () => bound.delete(session));
     session.on('bind_transceiver', (pdu: smpp.PDU) => {
+      if (refusingBinds) {
+        stats.bindFailures++;
+        session.send(pdu.response({ command_status: smpp.errors.ESME_RBINDFAIL }), () => session.close());
+        return;
+      }
       if (pdu.system_id !== systemId || pdu.password !== password) {
         stats.bindFailures++;
         const status = pdu.system_id !== systemId ? smpp.errors.ESME_RINVSYSID : smpp.errors.ESME_RINVPASWD;
@@ -163,7 +184,8 @@ export async function createTestSmsc(opts: {
       }
       const destination = String(pdu.destination_addr);
       const rule = failures.get(destination);
-      if (rule && rule.seen++ >= rule.after) {
+      if (rule && rule.seen++ >= rule.after && rule.times > 0) {
+        rule.times--;
         if (rule.failure !== 'no-response') session.send(pdu.response({ command_status: rule.failure }));
         return;
       }
@@ -191,9 +213,10 @@ export async function createTestSmsc(opts: {
       stats.maxOutstanding = Math.max(stats.maxOutstanding, outstanding);
       const respond = () => {
         outstanding--;
-        session.send(pdu.response({ message_id: messageId }));
+        if (!session.socket.destroyed) session.send(pdu.response({ message_id: messageId }));
       };
-      if (opts.responseDelayMs) setTimeout(respond, opts.responseDelayMs);
+      if (holding) heldResponses.push(respond);
+      else if (opts.responseDelayMs) setTimeout(respond, opts.responseDelayMs);
       else respond();
     });
     session.on('unknown', (pdu: smpp.PDU) => session.send(pdu.response()));
@@ -210,7 +233,17 @@ export async function createTestSmsc(opts: {
     submits,
     stats,
     failDestination(destination, failure, o = {}) {
-      failures.set(destination.replace(/^\+/, ''), { failure, after: o.after ?? 0, seen: 0 });
+      failures.set(destination.replace(/^\+/, ''), { failure, after: o.after ?? 0, seen: 0, times: o.times ?? Infinity });
+    },
+    holdResponses(hold) {
+      holding = hold;
+      if (!hold) for (const respond of heldResponses.splice(0)) respond();
+    },
+    get outstanding() {
+      return outstanding;
+    },
+    refuseBinds(refuse) {
+      refusingBinds = refuse;
     },
     deliverReceipt(messageId, stat, o = {}) {
       const submit = submits.find((s) => s.messageId === messageId);

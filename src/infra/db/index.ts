@@ -14,11 +14,12 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
 import type { Config } from '../../config.js';
-import * as schema from './schema.js';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+// No relational schema is registered: queries name their tables (each module owns its own),
+// so this layer knows none of them.
+type NoSchema = Record<string, never>;
+export type Db = PgDatabase<PgQueryResultHKT, NoSchema>;
+export type Tx = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRelations<NoSchema>>;
 /** Repositories take `tx ?? db`: either runs the same queries. */
 export type Executor = Db | Tx;
 
@@ -47,8 +48,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'>): Promise<Database> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolMax);
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMax' | 'dataDir'>,
+  log: DatabaseLog = silentLog,
+): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolMax, log);
   const dir = path.join(config.dataDir, 'pgdata');
   await mkdir(dir, { recursive: true });
   const releaseLock = await lockDataDir(config.dataDir);
@@ -111,7 +115,7 @@ export async function dumpMemoryDatabase(database: Database): Promise<Blob> {
 
 async function openPglite(client: PGlite, releaseLock: () => Promise<void>): Promise<Database> {
   await client.waitReady;
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const db = drizzlePglite({ client }) as unknown as Db;
   const unsubscribers: Array<() => Promise<void>> = [];
   return {
     kind: 'pglite',
@@ -134,50 +138,165 @@ async function openPglite(client: PGlite, releaseLock: () => Promise<void>): Pro
   };
 }
 
-function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
-  const listeners: Array<{ stop: () => Promise<void> }> = [];
-  let closed = false;
+/** Where the store reports connection trouble (the process logger; silent when not given). */
+export interface DatabaseLog {
+  warn(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+}
 
-  async function startListener(channel: string, onPayload: (p: string) => void, onStatus: (up: boolean) => void) {
-    let client: pg.Client | undefined;
-    let retry: NodeJS.Timeout | undefined;
-    const connect = async (): Promise<void> => {
-      if (closed) return;
-      const c = new pg.Client({ connectionString: url });
-      c.on('notification', (msg) => {
-        if (msg.channel === channel) onPayload(msg.payload ?? '');
-      });
-      c.on('error', () => {
-        // Notifications may be missed while the connection is down: callers stop relying
-        // on them until we are listening again.
-        onStatus(false);
-        client = undefined;
-        c.end().catch(() => undefined);
-        if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
-      });
-      try {
-        await c.connect();
-        await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
-        client = c;
-        onStatus(true);
-      } catch {
-        c.end().catch(() => undefined);
-        onStatus(false);
-        if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
-      }
-    };
-    await connect();
-    listeners.push({
-      stop: async () => {
-        if (retry) clearTimeout(retry);
-        await client?.end().catch(() => undefined);
-      },
-    });
+const silentLog: DatabaseLog = { warn: () => undefined, info: () => undefined };
+
+/** What a connection error may show in a log line: no connection string, no query text. */
+const errorSummary = (err: unknown) => ({
+  message: err instanceof Error ? err.message : String(err),
+  code: pgErrorCode(err) ?? (err as { code?: unknown } | undefined)?.code,
+});
+
+/**
+ * The one LISTEN connection of a node, shared by every channel. PostgreSQL forgets a
+ * session's LISTENs when the connection drops (a failover, a restarted pooler,
+ * pg_terminate_backend), and notifications sent meanwhile are lost: on loss every
+ * subscriber hears `onStatus(false)` (their caches are stale from now on), the connection
+ * is re-opened with capped exponential backoff, every channel is LISTENed again, and only
+ * then `onStatus(true)`.
+ */
+class PgListener {
+  private readonly channels = new Map<string, Array<{ onPayload: (p: string) => void; onStatus: (up: boolean) => void }>>();
+  private client: pg.Client | undefined;
+  private up = false;
+  private closed = false;
+  private attempt = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private connecting: Promise<void> | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: DatabaseLog,
+  ) {}
+
+  async add(channel: string, onPayload: (p: string) => void, onStatus: (up: boolean) => void): Promise<void> {
+    const subscribers = this.channels.get(channel) ?? [];
+    const isNew = subscribers.length === 0;
+    subscribers.push({ onPayload, onStatus });
+    this.channels.set(channel, subscribers);
+    if (this.up && this.client) {
+      if (isNew) await this.client.query(`LISTEN ${quoteChannel(channel)}`).catch((err: unknown) => this.lost(this.client!, err));
+      onStatus(this.up);
+      return;
+    }
+    onStatus(false);
+    // The first subscriber opens the connection; a failure is retried in the background.
+    if (!this.connecting && !this.retry) await this.connect();
+    else await this.connecting;
   }
+
+  private connect(): Promise<void> {
+    this.retry = undefined;
+    this.connecting = this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    if (this.closed) return;
+    const c = new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    this.client = c;
+    c.on('notification', (msg) => {
+      for (const s of this.channels.get(msg.channel) ?? []) s.onPayload(msg.payload ?? '');
+    });
+    c.on('error', (err) => this.lost(c, err));
+    c.on('end', () => this.lost(c, new Error('connection ended')));
+    try {
+      await c.connect();
+      for (const channel of this.channels.keys()) await c.query(`LISTEN ${quoteChannel(channel)}`);
+    } catch (err) {
+      this.lost(c, err);
+      return;
+    }
+    if (this.client !== c || this.closed) return;
+    if (this.attempt > 0) this.log.info({ channels: [...this.channels.keys()] }, 'database notifications restored');
+    this.attempt = 0;
+    this.up = true;
+    for (const subs of this.channels.values()) for (const s of subs) s.onStatus(true);
+  }
+
+  /** The connection `c` failed (once per connection: later events of a dropped one are ignored). */
+  private lost(c: pg.Client, err: unknown): void {
+    if (this.client !== c) return;
+    this.client = undefined;
+    c.end().catch(() => undefined);
+    if (this.up) {
+      this.up = false;
+      for (const subs of this.channels.values()) for (const s of subs) s.onStatus(false);
+    }
+    if (this.closed) return;
+    const delay = Math.min(10_000, 250 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
+    this.attempt++;
+    this.log.warn({ err: errorSummary(err), retry_in_ms: Math.round(delay) }, 'database notification connection lost; reconnecting');
+    this.retry = setTimeout(() => void this.connect(), delay);
+    this.retry.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    await this.connecting;
+    const c = this.client;
+    this.client = undefined;
+    await c?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * drizzle-orm's node-postgres `transaction()` runs `BEGIN` before the try/finally that releases
+ * its pooled client (drizzle-orm#6023, #6241 — open in 0.45): a `BEGIN` on a connection that
+ * died while idle, or was terminated right after checkout, leaks the client for good, and a
+ * few failovers exhaust the pool (every transaction then waits forever). Here a client whose
+ * `BEGIN` fails is released with the error, so the pool destroys it; drizzle then rethrows.
+ */
+function releaseClientsWhoseBeginFails(pool: pg.Pool): void {
+  const guarded = new WeakSet<pg.PoolClient>();
+  const guard = (client: pg.PoolClient): pg.PoolClient => {
+    if (guarded.has(client)) return client;
+    guarded.add(client);
+    const query = client.query as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = function (this: pg.PoolClient, ...args: unknown[]) {
+      const result = query.apply(this, args);
+      const config = args[0] as string | { text?: unknown } | undefined;
+      const text = typeof config === 'string' ? config : config?.text;
+      if (typeof text === 'string' && /^\s*begin\b/i.test(text) && result instanceof Promise) {
+        return result.catch((err: unknown) => {
+          client.release(err instanceof Error ? err : new Error(String(err)));
+          throw err;
+        });
+      }
+      return result;
+    };
+    return client;
+  };
+  const connect = pool.connect.bind(pool) as (cb?: unknown) => unknown;
+  // pg-pool calls connect(callback) itself for pool.query(); only drizzle's promise form needs the guard.
+  (pool as { connect: unknown }).connect = (callback?: unknown) =>
+    callback ? connect(callback) : (connect() as Promise<pg.PoolClient>).then(guard);
+}
+
+const quoteChannel = (channel: string) => `"${channel.replace(/"/g, '')}"`;
+
+function openPostgres(url: string, max: number, log: DatabaseLog): Database {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, keepAlive: true });
+  // A connection can drop at any moment (failover, restarted pooler, pg_terminate_backend).
+  // An idle one is removed by the pool; one checked out — inside a transaction, between its
+  // statements — emits 'error' on its Client, which without a listener crashes the process.
+  // The statement in flight fails (the request gets its 5xx envelope), the client is dropped
+  // at release, and the next checkout connects afresh.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => log.warn({ err: errorSummary(err) }, 'database connection lost'));
+  });
+  pool.on('error', () => undefined); // an idle client's loss: logged by the listener above
+  releaseClientsWhoseBeginFails(pool);
+  const db = drizzlePg({ client: pool }) as unknown as Db;
+  const listener = new PgListener(url, log);
 
   return {
     kind: 'postgres',
@@ -197,11 +316,10 @@ function openPostgres(url: string, max: number): Database {
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    listen: startListener,
+    listen: (channel, onPayload, onStatus) => listener.add(channel, onPayload, onStatus),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
-      closed = true;
-      for (const l of listeners) await l.stop();
+      await listener.close();
       await pool.end();
     },
   };
@@ -219,3 +337,22 @@ export function pgErrorCode(err: unknown): string | undefined {
 }
 
 export const isUniqueViolation = (err: unknown): boolean => pgErrorCode(err) === '23505';
+
+// The database is gone or refusing work for now, not the query wrong: connection exceptions
+// (08xxx), an administrator's or crash shutdown (57P01..57P03), too many connections, and the
+// driver's own words for a dropped or unobtainable connection.
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended unexpectedly|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/** True when a failure means "the database is unavailable right now" (answer 503, retry later). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')) return true;
+    if (typeof code === 'string' && UNAVAILABLE_NODE_CODES.has(code)) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

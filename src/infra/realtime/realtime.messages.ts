@@ -1,4 +1,4 @@
-// Messages of the realtime routes, in both locales (merged into the catalogue in shared/i18n.ts).
+// Messages of the realtime routes, in both locales (registered in src/messages.ts).
 export const realtimeMessages = {
   'realtime.channel_not_allowed': {
     en: 'These credentials may only authorise their own partner channels (private-partner.{partner_id} and private-partner.{partner_id}.*)',
@@ -10,3 +10,9 @@ export const realtimeMessages = {
     lt: 'Turi būti nuo 1 iki 164 simbolių iš A-Z, a-z, 0-9 ir _ - = @ , . ;',
   },
 } as const;
+
+type RealtimeMessages = typeof realtimeMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends RealtimeMessages {}
+}

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
-import type { MailService } from '../../infra/mail/mail.service.js';
+import type { MailService } from '../../modules/mail/mail.service.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';

@@ -1,5 +1,5 @@
-// The admin module's user-facing messages (statistics, e-mail to partners), merged into the
-// one catalogue in src/shared/i18n.ts.
+// The admin module's user-facing messages (statistics, e-mail to partners), registered in
+// src/messages.ts.
 export const adminMessages = {
   'admin.stats': { en: 'Statistics', lt: 'Statistika' },
   'admin.stats_from_after_to': { en: 'Must not be after "to"', lt: 'Negali būti vėlesnė nei „to“' },
@@ -13,3 +13,9 @@ export const adminMessages = {
   },
   'admin.single_line': { en: 'Must be a single line', lt: 'Turi būti viena eilutė' },
 } as const;
+
+type AdminMessages = typeof adminMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends AdminMessages {}
+}

@@ -5,15 +5,11 @@
 // come back as text, so no binary float ever touches money.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
-import {
-  customers,
-  loyaltyCards,
-  partners,
-  pointsTransactions,
-  smsAccountLedger,
-  smsMessages,
-} from '../../infra/db/schema.js';
-import { POINTS_TRANSACTION_TYPES, type PointsTransactionType } from '../points/points.tables.js';
+import { customers } from '../customers/customers.tables.js';
+import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
+import { partners } from '../partners/partners.tables.js';
+import { smsAccountLedger, smsMessages } from '../sms/sms.tables.js';
+import { POINTS_TRANSACTION_TYPES, pointsTransactions, type PointsTransactionType } from '../points/points.tables.js';
 
 /** A half-open range of instants [from, to). */
 export interface TimeRange {
@@ -97,8 +93,8 @@ export const reportingRepository = {
       db,
       sql`select count(*)::int as count,
                  ${byTypeColumns},
-                 coalesce(sum(t.points) filter (where t.type in ('purchase', 'bonus', 'adjust') and t.points > 0), 0)::text as issued,
-                 coalesce(-sum(t.points) filter (where t.type = 'deduct'), 0)::text as redeemed,
+                 coalesce(sum(t.points) filter (where t.type in ('purchase', 'bonus', 'adjust', 'game') and t.points > 0), 0)::text as issued,
+                 coalesce(-sum(t.points) filter (where t.type in ('deduct', 'redeem')), 0)::text as redeemed,
                  coalesce(-sum(t.points) filter (where t.type = 'expire'), 0)::text as expired,
                  coalesce(sum(t.amount) filter (where t.type = 'purchase'), 0)::text as purchase_amount,
                  coalesce(-sum(coalesce(t.amount, -o.amount)) filter (where t.type = 'reversal' and o.type = 'purchase'), 0)::text

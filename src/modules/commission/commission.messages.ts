@@ -1,4 +1,4 @@
-// The commission module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+// The commission module's user-facing messages, registered in src/messages.ts.
 export const commissionMessages = {
   'commission.rate_added': { en: 'Commission rate version added', lt: 'Pridėta nauja komisinio tarifo versija' },
   'commission.locked': { en: 'Commission period locked', lt: 'Komisinio mokesčio laikotarpis užrakintas' },
@@ -27,3 +27,9 @@ export const commissionMessages = {
   },
   'commission.period_format': { en: 'Must be a month as YYYY-MM', lt: 'Turi būti mėnuo formatu YYYY-MM' },
 } as const;
+
+type CommissionMessages = typeof commissionMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends CommissionMessages {}
+}

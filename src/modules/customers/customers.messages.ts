@@ -1,4 +1,4 @@
-// The customers module's user-facing messages, merged into the catalogue in src/shared/i18n.ts.
+// The customers module's user-facing messages, registered in src/messages.ts.
 export const customersMessages = {
   'otp.sent': { en: 'Sign-in code sent', lt: 'Prisijungimo kodas išsiųstas' },
   'otp.sms_text': {
@@ -26,3 +26,9 @@ export const customersMessages = {
   'validation.date_in_future': { en: 'May not be in the future', lt: 'Negali būti ateityje' },
   'resource.customer': { en: 'Customer', lt: 'Klientas' },
 } as const;
+
+type CustomersMessages = typeof customersMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends CustomersMessages {}
+}

@@ -8,20 +8,7 @@ import { notFound, unwrap } from '../../shared/errors.js';
 import { DateTime, Envelope, errorResponses, LocaleParams, Name } from '../../shared/schemas.js';
 import type { CustomersService } from './customers.service.js';
 import type { OtpService } from './otp.service.js';
-
-export const Customer = Type.Object(
-  {
-    id: Type.Integer(),
-    phone: Type.String({ description: 'E.164' }),
-    name: Type.Union([Type.String(), Type.Null()]),
-    email: Type.Union([Type.String(), Type.Null()]),
-    birth_date: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
-    language: Type.Union([Type.Literal('lt'), Type.Literal('en'), Type.Null()]),
-    created_at: DateTime,
-    updated_at: DateTime,
-  },
-  { description: 'Customer (user)' },
-);
+import { Customer } from './customers.schemas.js';
 
 const Phone = Type.String({ minLength: 1, maxLength: 32, description: 'Mobile number in E.164 form; the plus sign is optional.' });
 

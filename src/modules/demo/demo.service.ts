@@ -9,6 +9,10 @@ import type { PartnerCardsService } from '../partner-cards/partner-cards.service
 import type { PartnersService } from '../partners/partners.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import type { SmsAccountsService } from '../sms/sms-accounts.service.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import type { GamesService } from '../games/games.service.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import type { OffersService } from '../offers/offers.service.js';
 
 export interface DemoCredentials {
   admin: { email: string; password: string | null };
@@ -18,7 +22,14 @@ export interface DemoCredentials {
   partner_card: { id: number };
   sms: { sender: string; balance_eur: string };
   test_customer: { phone: string; otp_code: string } | null;
+  /** Engagement demo data (absent in credentials saved by earlier versions). */
+  offer?: { id: number; title: string };
+  game?: { id: number; name: string };
+  coupon?: { id: number; code: string; customer_phone: string };
 }
+
+/** Used for the demo coupon's holder when no test phone is configured. */
+const DEMO_CUSTOMER_PHONE = '+37060000000';
 
 const SEED_LOCK_KEY = 7_334_201_002;
 
@@ -32,6 +43,10 @@ export class DemoService {
       shops: ShopsService;
       partnerCards: PartnerCardsService;
       smsAccounts: SmsAccountsService;
+      customers: CustomersService;
+      loyaltyCards: LoyaltyCardsService;
+      offers: OffersService;
+      games: GamesService;
       configuredAdmin: { email: string } | undefined;
       testPhones: Record<string, string>;
     },
@@ -65,6 +80,48 @@ export class DemoService {
       });
       await d.smsAccounts.open(tx, partner.id, { balance: '10.0000', senders: ['DemoShop'] });
       const [phone, code] = Object.entries(d.testPhones)[0] ?? [];
+
+      // Engagement: an offer, a game, and a coupon of the offer held by the test customer, so
+      // that a till can verify and redeem a real coupon at once (README quick start).
+      const holder = await d.customers.findOrCreateByPhone(tx, phone ?? DEMO_CUSTOMER_PHONE);
+      const holderCard = await d.loyaltyCards.create(tx, holder.id, { partnerCardId: card.id });
+      if (!holderCard.ok) throw new Error('demo card could not be created');
+      const offer = await d.offers.createOffer(
+        partner.id,
+        {
+          title: 'Free coffee',
+          description: 'Any coffee, any size, for 20 points.',
+          discount_type: 'gift',
+          reward_details: 'One coffee of your choice',
+          points_cost: 20,
+          partner_card_id: card.id,
+          featured: true,
+          max_claims_per_customer: 5,
+          coupon_validity_days: 30,
+        },
+        tx,
+      );
+      if (!offer.ok) throw new Error('demo offer could not be created');
+      const game = await d.games.createGame(
+        partner.id,
+        {
+          type: 'spin_wheel',
+          name: 'Demo wheel',
+          partner_card_id: card.id,
+          plays_per_customer_per_day: 3,
+          coupon_validity_days: 14,
+          rewards: [
+            { label: '10 points', probability: 0.5, reward_type: 'points', points: 10 },
+            { label: '10% off', probability: 0.3, reward_type: 'coupon', coupon: { title: '10% off your purchase', discount_type: 'percent', discount_value: 10 } },
+            { label: 'Try again', probability: 0.2, reward_type: 'none' },
+          ],
+        },
+        tx,
+      );
+      if (!game.ok) throw new Error('demo game could not be created');
+      const claimed = await d.offers.claim(tx, { customerId: holder.id }, offer.value.id);
+      if (!claimed.ok) throw new Error('demo coupon could not be claimed');
+
       const credentials: DemoCredentials = {
         admin: { email: adminEmail, password: adminPassword },
         partner: { id: partner.id, name: partner.name, email: partner.email, password: partnerPassword },
@@ -73,6 +130,9 @@ export class DemoService {
         partner_card: { id: card.id },
         sms: { sender: 'DemoShop', balance_eur: '10.0000' },
         test_customer: phone && code ? { phone, otp_code: code } : null,
+        offer: { id: offer.value.id, title: offer.value.title },
+        game: { id: game.value.id, name: game.value.name },
+        coupon: { id: claimed.value.coupon.id, code: claimed.value.coupon.code, customer_phone: holder.phone },
       };
       return credentials;
     });

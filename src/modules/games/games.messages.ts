@@ -1,4 +1,4 @@
-// The games module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+// The games module's user-facing messages, registered in src/messages.ts.
 export const gamesMessages = {
   'games.created': { en: 'Game created', lt: 'Žaidimas sukurtas' },
   'games.updated': { en: 'Game updated', lt: 'Žaidimas atnaujintas' },
@@ -25,3 +25,9 @@ export const gamesMessages = {
   },
   'resource.game': { en: 'Game', lt: 'Žaidimas' },
 } as const;
+
+type GamesMessages = typeof gamesMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends GamesMessages {}
+}

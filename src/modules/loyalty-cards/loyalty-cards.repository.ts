@@ -68,6 +68,30 @@ export const loyaltyCardsRepository = {
       .where(and(eq(loyaltyCards.partnerId, partnerId), inArray(loyaltyCards.customerId, customerIds)))
       .orderBy(asc(loyaltyCards.id));
   },
+  /**
+   * The customer's card with the partner — in programme `partnerCardId`, or (null) the oldest
+   * in any of the partner's programmes — locked FOR UPDATE when `lock` is set.
+   */
+  async cardOf(db: Executor, customerId: number, partnerId: number, partnerCardId: number | null, lock: boolean): Promise<LoyaltyCardRow | undefined> {
+    const query = db
+      .select()
+      .from(loyaltyCards)
+      .where(
+        and(
+          eq(loyaltyCards.customerId, customerId),
+          eq(loyaltyCards.partnerId, partnerId),
+          partnerCardId === null ? undefined : eq(loyaltyCards.partnerCardId, partnerCardId),
+        ),
+      )
+      .orderBy(asc(loyaltyCards.id))
+      .limit(1);
+    const [row] = lock ? await query.for('update') : await query;
+    return row;
+  },
+  async partnerIdsOf(db: Executor, customerId: number): Promise<number[]> {
+    const rows = await db.selectDistinct({ id: loyaltyCards.partnerId }).from(loyaltyCards).where(eq(loyaltyCards.customerId, customerId));
+    return rows.map((r) => r.id);
+  },
   async numberTaken(db: Executor, partnerId: number, cardNumber: string): Promise<boolean> {
     const [row] = await db
       .select({ id: loyaltyCards.id })

@@ -3,21 +3,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { CustomerPrincipal } from '../../infra/auth.js';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
-import type { CardOwner } from './loyalty-cards.repository.js';
 import { CardBalance, CardInfo, CardLookupQuery, CardNumber, LoyaltyCard } from './loyalty-cards.schemas.js';
-import type { LoyaltyCardsService } from './loyalty-cards.service.js';
-
-/** The cards a customer token may see: its own, and only its partner's when the token came from a partner's QR login. */
-export function customerOwner(p: CustomerPrincipal): CardOwner {
-  return { customerId: p.customerId, ...(p.partnerId !== undefined ? { partnerId: p.partnerId } : {}) };
-}
+import { customerOwner, type LoyaltyCardsService } from './loyalty-cards.service.js';
 
 function lookupOf(query: { card_number?: string; card_id?: number }) {
   if (query.card_number === undefined && query.card_id === undefined) throw fieldError('card_number', 'cards.lookup_required');

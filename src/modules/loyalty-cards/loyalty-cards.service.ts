@@ -1,6 +1,7 @@
 // Loyalty cards: a customer's membership of one partner card programme, holding the points
 // balance. Issued with a Luhn-checked number or attached to an existing (third-party)
 // number; the programme's welcome bonus is credited in the same transaction.
+import type { CustomerPrincipal } from '../../infra/auth.js';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { fail, missing, ok, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
@@ -11,6 +12,11 @@ import type { PointsLedger } from '../points/ledger.service.js';
 import { displayRates } from '../points/points-rules.js';
 import { issueCardNumber } from './card-number.js';
 import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
+
+/** The cards a customer token may see: its own, and only its partner's when the token came from a partner's QR login. */
+export function customerOwner(p: CustomerPrincipal): CardOwner {
+  return { customerId: p.customerId, ...(p.partnerId !== undefined ? { partnerId: p.partnerId } : {}) };
+}
 
 export interface LoyaltyCardView {
   id: number;
@@ -187,6 +193,27 @@ export class LoyaltyCardsService {
       },
       expiring: await this.deps.ledger.expiring(card.id),
     };
+  }
+
+  /**
+   * For coupons and games: the customer's card with the partner — in programme
+   * `partnerCardId`, or (null) the oldest in any of the partner's programmes. `lock` takes its
+   * row lock in the caller's transaction (the row every value-moving operation of the card
+   * serialises on), always on the same card for the same customer, partner and programme.
+   */
+  async cardFor(tx: Executor, customerId: number, partnerId: number, partnerCardId: number | null, opts: { lock?: boolean } = {}) {
+    const row = await repo.cardOf(tx, customerId, partnerId, partnerCardId, opts.lock ?? false);
+    return row && { id: row.id, partnerCardId: row.partnerCardId };
+  }
+
+  /** The programme of a card, read in the caller's transaction. */
+  async programmeOf(tx: Executor, partnerId: number, cardId: number): Promise<number | undefined> {
+    return (await repo.find(tx, { partnerId }, cardId))?.partnerCardId;
+  }
+
+  /** The partners a customer holds a card of (what the app's own token sees). */
+  partnerIdsOf(customerId: number): Promise<number[]> {
+    return repo.partnerIdsOf(this.db, customerId);
   }
 
   totals(owner: CardOwner, filter: CardFilter = {}): Promise<{ cards: number; points: number }> {

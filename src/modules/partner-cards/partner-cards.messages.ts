@@ -1,4 +1,4 @@
-// The partner-cards module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+// The partner-cards module's user-facing messages, registered in src/messages.ts.
 export const partnerCardsMessages = {
   'partner_cards.created': { en: 'Partner card created', lt: 'Partnerio kortelė sukurta' },
   'partner_cards.updated': { en: 'Partner card updated', lt: 'Partnerio kortelė atnaujinta' },
@@ -31,3 +31,9 @@ export const partnerCardsMessages = {
   },
   'resource.partner_card': { en: 'Partner card', lt: 'Partnerio kortelė' },
 } as const;
+
+type PartnerCardsMessages = typeof partnerCardsMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends PartnerCardsMessages {}
+}

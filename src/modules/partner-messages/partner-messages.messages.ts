@@ -1,4 +1,4 @@
-// The partner messages module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+// The partner messages module's user-facing messages, registered in src/messages.ts.
 export const partnerMessagesMessages = {
   'messages.sent': { en: 'Message sent', lt: 'Žinutė išsiųsta' },
   'messages.file_too_large': {
@@ -24,3 +24,9 @@ export const partnerMessagesMessages = {
   'resource.message': { en: 'Message', lt: 'Pranešimas' },
   'resource.attachment': { en: 'Attachment', lt: 'Priedas' },
 } as const;
+
+type PartnerMessagesMessages = typeof partnerMessagesMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends PartnerMessagesMessages {}
+}

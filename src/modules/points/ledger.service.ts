@@ -277,6 +277,46 @@ export class PointsLedger {
     return failures.length > 0 ? { ok: false, failures } : { ok: true, value: views };
   }
 
+  /**
+   * Points spent on a coupon (an offer's points_cost), type `redeem`, in the caller's
+   * transaction with the coupon it buys. The programme's till redemption rules do not apply:
+   * the partner priced the offer itself.
+   */
+  async redeem(tx: Executor, partnerId: number, input: { cardId: number; points: number; reason: string; field?: string }): Promise<Result<TransactionView>> {
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null);
+    if (!card) return cardNotFound();
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    if (card.pointsBalance < input.points) {
+      return failOn('INSUFFICIENT_BALANCE', input.field ?? 'points', 'points.insufficient_balance', {
+        params: { available: card.pointsBalance, requested: input.points },
+        meta: { available_points: card.pointsBalance, requested_points: input.points },
+      });
+    }
+    return ok(await this.debit(tx, card, now, { type: 'redeem', points: input.points, shopId: null, amount: null, reason: input.reason }));
+  }
+
+  /** Points won in a game (type `game`): a lot expiring by the programme's rule, in the caller's transaction. */
+  async awardGame(tx: Executor, partnerId: number, input: { cardId: number; points: number; reason: string }): Promise<Result<TransactionView>> {
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null);
+    if (!card) return cardNotFound();
+    const now = this.clock.now();
+    await this.expireDue(tx, card, now);
+    const points = Math.min(input.points, MAX_POINTS_PER_OPERATION);
+    if (card.pointsBalance + points > MAX_BALANCE) return tooLarge(card.pointsBalance, points);
+    const view = await this.credit(tx, card, now, {
+      type: 'game',
+      points,
+      shopId: null,
+      amount: null,
+      receiptNumber: null,
+      reason: input.reason,
+      reversesId: null,
+      expiresAt: this.expiryOf(card, now),
+    });
+    return ok(view!);
+  }
+
   /** The welcome bonus of a programme, on a card created in the caller's transaction. */
   async grantBonus(tx: Executor, cardId: number, points: number): Promise<TransactionView | undefined> {
     const card = await repo.lockCard(tx, { cardId }, null);
@@ -300,7 +340,9 @@ export class PointsLedger {
     if (!original) {
       return missing('resource.transaction');
     }
-    if (original.type === 'expire' || original.type === 'reversal') {
+    // A coupon's price (redeem) and a game's prize (game) belong to a coupon or a play that
+    // stays: reversing only their points would leave the coupon bought for nothing.
+    if (original.type === 'expire' || original.type === 'reversal' || original.type === 'redeem' || original.type === 'game') {
       return failOn('INVALID_STATE', 'id', 'points.not_reversible', { params: { type: original.type }, meta: { type: original.type } });
     }
     const card = (await repo.lockCard(tx, { partnerId, cardId: original.cardId }, null))!;

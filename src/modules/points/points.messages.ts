@@ -1,4 +1,4 @@
-// The points and loyalty-card modules' user-facing messages, merged into src/shared/i18n.ts.
+// The points and loyalty-card modules' user-facing messages, registered in src/messages.ts.
 export const pointsMessages = {
   'points.awarded': { en: 'Points awarded', lt: 'Taškai suteikti' },
   'points.deducted': { en: 'Points deducted', lt: 'Taškai nurašyti' },
@@ -78,3 +78,9 @@ export const pointsMessages = {
   'resource.partner_card': { en: 'Partner card', lt: 'Partnerio kortelė' },
   'resource.transaction': { en: 'Transaction', lt: 'Operacija' },
 } as const;
+
+type PointsMessages = typeof pointsMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends PointsMessages {}
+}

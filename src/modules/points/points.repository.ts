@@ -353,7 +353,7 @@ export const pointsRepository = {
       .select({
         transactions: count(),
         earned: sql<string>`coalesce(sum(${p.points}) filter (where ${p.points} > 0 and ${p.type} <> 'reversal'), 0)`,
-        spent: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.points} < 0 and ${p.type} in ('deduct', 'adjust')), 0)`,
+        spent: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.points} < 0 and ${p.type} in ('deduct', 'adjust', 'redeem')), 0)`,
         expired: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.type} = 'expire'), 0)`,
         reversed: sql<string>`coalesce(sum(${p.points}) filter (where ${p.type} = 'reversal'), 0)`,
         purchases: sql<string>`count(*) filter (where ${p.type} = 'purchase')`,

@@ -12,7 +12,7 @@ import { AppError, fieldError, notFound, unwrap, type ShapeBItem } from '../../s
 import { parseAmount } from '../../shared/money.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
-import { customerOwner } from '../loyalty-cards/loyalty-cards.routes.js';
+import { customerOwner } from '../loyalty-cards/loyalty-cards.service.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import type { PointsLedger } from './ledger.service.js';
 import type { TransactionScope } from './points.repository.js';

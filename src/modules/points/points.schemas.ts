@@ -10,8 +10,10 @@ export const TransactionType = Type.Union(
     Type.Literal('bonus'),
     Type.Literal('expire'),
     Type.Literal('reversal'),
+    Type.Literal('redeem'),
+    Type.Literal('game'),
   ],
-  { description: 'purchase, deduct, adjust (manual), bonus (welcome), expire, reversal' },
+  { description: 'purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)' },
 );
 
 export const Transaction = Type.Object(
@@ -41,8 +43,8 @@ export const Reversal = Type.Object({
 
 export const Summary = Type.Object({
   transactions: Type.Integer(),
-  points_earned: Type.Integer({ description: 'Purchases, bonuses and positive adjustments' }),
-  points_spent: Type.Integer({ description: 'Deductions and negative adjustments' }),
+  points_earned: Type.Integer({ description: 'Purchases, bonuses, positive adjustments and game prizes' }),
+  points_spent: Type.Integer({ description: 'Deductions, negative adjustments and points spent on coupons' }),
   points_expired: Type.Integer(),
   points_reversed: Type.Integer({ description: 'Net points of reversals' }),
   purchases: Type.Integer(),

@@ -36,6 +36,10 @@ export const POINTS_TRANSACTION_TYPES = [
   'expire',
   /** Compensating entry of an earlier transaction (reverses_id). */
   'reversal',
+  /** Points spent on a coupon: an offer's points_cost (src/modules/offers). */
+  'redeem',
+  /** Points won in a game (src/modules/games gameplay). */
+  'game',
 ] as const;
 export type PointsTransactionType = (typeof POINTS_TRANSACTION_TYPES)[number];
 
@@ -66,6 +70,8 @@ export const pointsTransactions = pgTable(
   },
   (t) => [
     check('points_transactions_balance_non_negative', sql`${t.balanceAfter} >= 0`),
+    // The column is text: the database, not only TypeScript, refuses a type nobody handles.
+    check('points_transactions_type', sql`${t.type} in (${sql.raw(POINTS_TRANSACTION_TYPES.map((v) => `'${v}'`).join(', '))})`),
     index('points_transactions_card_idx').on(t.cardId, t.id),
     index('points_transactions_partner_idx').on(t.partnerId, t.createdAt),
     index('points_transactions_customer_idx').on(t.customerId, t.createdAt),

@@ -1,4 +1,4 @@
-// The QR sessions module's user-facing messages, merged into src/shared/i18n.ts.
+// The QR sessions module's user-facing messages, registered in src/messages.ts.
 export const qrMessages = {
   'qr.created': { en: 'QR session created', lt: 'QR sesija sukurta' },
   'qr.status': { en: 'QR session status', lt: 'QR sesijos būsena' },
@@ -25,3 +25,9 @@ export const qrMessages = {
   },
   'resource.qr_session': { en: 'QR session', lt: 'QR sesija' },
 } as const;
+
+type QrMessages = typeof qrMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends QrMessages {}
+}

@@ -1,38 +1,107 @@
 // The SMS dispatcher, run by every node. The committed sms_messages rows are the queue; rows
-// are claimed with FOR UPDATE SKIP LOCKED, so several nodes share the work and none takes a
+// are taken with FOR UPDATE SKIP LOCKED, so several nodes share the work and none takes a
 // message another node holds.
 //
-// Exactly once: with the simulator the hand-over is a row written in the same transaction as
-// `sent`, so it commits once or not at all. With SMPP the hand-over is a network call: the
-// row is first marked `submitting_at` (committed), then submitted, then recorded. If the
-// process dies in between, the message is "in doubt" — it may or may not have reached the
-// carrier. It is never submitted a second time: after SMS_IN_DOUBT_AFTER_MS it fails with an
-// explanation and is refunded. Duplicates are impossible; the in-doubt window is the
-// duration of one submit_sm round trip.
+// Exactly once, simulator: the hand-over is a row written in the same transaction as `sent`,
+// so it commits once or not at all.
+//
+// Exactly once, SMPP: the hand-over is a network write, so it is recorded first. A message is
+// taken from the queue only when the carrier has room for its parts right now (free window,
+// throughput): one transaction takes a batch of due rows (SKIP LOCKED), marks each taken
+// message `submitting_at` and inserts one sms_handovers row per part about to be written —
+// and commits before a single PDU leaves. Each part's answer (accepted, refused, not sent,
+// unknown) is recorded before its window slot is used again, so the store never holds more
+// unanswered hand-overs than the window; a message's claim is cleared when every part handed
+// over is answered (the rest of a message larger than the window goes with the next claim).
+// After a crash:
+//   - a part with no hand-over row never left: its message is sent normally;
+//   - a part with a hand-over row and no answer may have left: the message is in doubt. It
+//     is never handed over again — after SMS_IN_DOUBT_AFTER_MS it fails, refunded, with an
+//     explanation. At most SMPP_WINDOW parts can be in that state at once.
+//
+// Transient failures (an SMSC that throttles, a part that could not be written, a bad row)
+// back off and are retried at most `maxAttempts` times, then the message fails, refunded. A
+// row that fails is handled alone so it never rolls back or holds up the others. Every error
+// is logged; a failing tick (the database gone) is retried with backoff.
 //
 // Every tick also expires messages past their validity (refunded) and applies delivery
 // receipts recorded in sms_carrier_receipts (a receipt can arrive before its part is known).
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../infra/db/index.js';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Database, Executor, Tx } from '../../infra/db/index.js';
 import type { Clock } from '../../shared/time.js';
-import type { Carrier, CarrierReceipt, CarrierSubmission } from './carriers/carrier.js';
+import type {
+  Carrier,
+  CarrierReceipt,
+  CarrierSubmission,
+  PartOutcome,
+  PreparedPart,
+  RemoteCarrier,
+  SubmitResult,
+  TransactionalCarrier,
+} from './carriers/carrier.js';
 import { receiptIdCandidates } from './carriers/smpp-carrier.js';
 import type { SmsLifecycle, SmsMessageRow } from './sms-lifecycle.js';
 import { layout } from './sms-text.js';
-import { smsCarrierReceipts, smsMessageParts, smsMessages } from './sms.tables.js';
+import { smsCarrierReceipts, smsHandovers, smsMessageParts, smsMessages } from './sms.tables.js';
+
+export interface DispatcherLog {
+  info?(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
 export interface DispatcherOptions {
   pollMs: number;
   batchSize: number;
-  /** A message marked submitting for longer than this is in doubt (see above). */
+  /** A claimed message whose hand-over has had no answer for this long is in doubt (see above). */
   inDoubtAfterMs: number;
-  /** Backoff for transient carrier errors, by attempt number (ms). */
+  /** Backoff for transient failures, by attempt number (ms). */
   retryBackoffMs: number[];
-  log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** Transient failures after which a message fails and is refunded (default 8). */
+  maxAttempts?: number;
+  log: DispatcherLog;
 }
 
 export const IN_DOUBT_ERROR =
   'The hand-over to the carrier was interrupted; the message was not submitted again to avoid sending it twice';
+/** What a partner reads when a message could not be handed over for a reason of ours. */
+export const DISPATCH_ERROR = 'The message could not be handed to the carrier';
+
+const DEFAULT_MAX_ATTEMPTS = 8;
+/** Consecutive failures of the store: ticks back off from pollMs doubling to this. */
+const MAX_ERROR_BACKOFF_MS = 30_000;
+/** How long a receipt is tried against the parts we know before it is left alone. */
+const RECEIPT_MATCH_WINDOW_MS = 3_600_000;
+/** An answer that cannot be recorded this many times is left to the in-doubt sweep. */
+const MAX_RECORD_FAILURES = 5;
+
+/** A message this node has handed parts of to a remote carrier, until every part is answered. */
+interface Held {
+  row: SmsMessageRow;
+  total: number;
+  /** Parts the carrier accepted in earlier attempts (in sms_message_parts). */
+  acceptedBefore: number;
+  /** Handed over in this attempt and not yet answered in the store. */
+  outstanding: number;
+  /** Answers of this attempt already recorded. */
+  answered: Answer[];
+}
+
+interface Answer {
+  held: Held;
+  handoverId: number;
+  partNo: number;
+  result: PartOutcome;
+  failures: number;
+}
+
+interface Pick {
+  row: SmsMessageRow;
+  total: number;
+  acceptedBefore: number;
+  parts: PreparedPart[];
+  handoverIds: number[];
+}
 
 export class SmsDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -43,6 +112,18 @@ export class SmsDispatcher {
   private started = false;
   /** Sweeps (expiry, in-doubt) run on a slower cadence than dispatch; 0 = due now. */
   private lastSweep = 0;
+  /** Consecutive failed ticks or fills, and when the next may run. */
+  private errors = 0;
+  private pausedUntil = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  // Remote carriers only.
+  private answers: Answer[] = [];
+  private readonly writes = new Set<Promise<void>>();
+  private filling: Promise<void> | undefined;
+  private fillAgain = false;
+
+  private readonly maxAttempts: number;
 
   constructor(
     private readonly database: Database,
@@ -50,9 +131,12 @@ export class SmsDispatcher {
     private readonly lifecycle: SmsLifecycle,
     private readonly clock: Clock,
     private readonly options: DispatcherOptions,
-  ) {}
+  ) {
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
 
   async start(): Promise<void> {
+    if (!this.carrier.transactional) this.carrier.onRoom(() => this.fill());
     await this.carrier.start((receipt, tx) => this.recordReceipt(receipt, tx));
     this.started = true;
     this.stopped = false;
@@ -64,12 +148,16 @@ export class SmsDispatcher {
   /** Run a tick now (or right after the running one). */
   wake(): void {
     if (this.stopped || !this.started) return;
+    if (Date.now() < this.pausedUntil) return;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = this.tick(false)
-      .catch((err: unknown) => this.options.log.error({ err }, 'sms dispatcher tick failed'))
+      .then(
+        () => this.succeeded(),
+        (err: unknown) => this.failed(err, 'sms dispatcher tick failed'),
+      )
       .finally(() => {
         this.running = undefined;
         if (this.again && !this.stopped) {
@@ -79,31 +167,82 @@ export class SmsDispatcher {
       });
   }
 
+  private succeeded(): void {
+    this.errors = 0;
+    this.pausedUntil = 0;
+  }
+
+  /** Log, and hold further ticks back (doubling), then try again: the store may be gone for a while. */
+  private failed(err: unknown, msg: string): void {
+    this.errors++;
+    const delay = Math.min(MAX_ERROR_BACKOFF_MS, Math.max(100, this.options.pollMs) * 2 ** Math.min(this.errors - 1, 16));
+    this.pausedUntil = Date.now() + delay;
+    this.options.log.error({ err, attempt: this.errors, retry_in_ms: delay }, msg);
+    if (this.stopped) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.wake();
+      this.fill();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
   /**
-   * One pass: dispatch what is due; apply pending receipts; sweep for expiry and
-   * in-doubt hand-overs at most every few poll intervals (they scan, dispatch only claims).
+   * One pass: sweep for expiry and stale hand-overs at most every few poll intervals (they
+   * scan; dispatch only claims); dispatch what is due; apply pending receipts. A step that
+   * fails does not keep the others from running; the first error is thrown at the end.
    * `tick(true)` does everything now (tests).
    */
   async tick(everything = true): Promise<void> {
+    const errors: unknown[] = [];
+    const step = async (fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (err) {
+        errors.push(err);
+      }
+    };
     const sweepDue = everything || Date.now() - this.lastSweep >= Math.max(1000, this.options.pollMs * 4);
     if (sweepDue) {
       this.lastSweep = Date.now();
-      await this.expire();
-      await this.recoverInDoubt();
+      await step(() => this.expire());
+      await step(() => this.recoverStale());
     }
-    while (!this.stopped && (await this.dispatchBatch()) === this.options.batchSize) {
-      // a full batch: there may be more
+    if (this.carrier.transactional) {
+      const carrier = this.carrier;
+      await step(async () => {
+        while (!this.stopped && (await this.dispatchTransactional(carrier)) === this.options.batchSize) {
+          // a full batch: there may be more
+        }
+      });
+    } else {
+      this.fill();
+      await step(() => this.filling ?? Promise.resolve());
     }
     // Every tick: a receipt recorded in a transaction that had not committed when it woke
     // us must not wait for the next sweep. The scan is a partial index of pending receipts.
-    await this.applyReceipts();
+    await step(() => this.applyReceipts());
+    if (errors.length > 0) throw errors[0];
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.retryTimer);
     await this.running;
+    await this.filling;
+    // The carrier answers what is on the wire (or gives up on it) and drops what is not.
     await this.carrier.close();
+    await Promise.all([...this.writes]);
+    // Record those last answers; what cannot be recorded now is left to the in-doubt sweep.
+    for (let i = 0; i < 3 && this.answers.length > 0; i++) {
+      try {
+        await this.recordAnswersIsolated(this.answers.splice(0));
+      } catch (err) {
+        this.options.log.error({ err }, 'sms dispatcher could not record hand-over answers while stopping');
+      }
+    }
+    this.started = false;
   }
 
   private now() {
@@ -118,54 +257,155 @@ export class SmsDispatcher {
     this.wake();
   }
 
-  /** Expire what is past its validity, queued or sent; the charge is refunded. */
-  private async expire(): Promise<void> {
-    for (;;) {
-      const n = await this.database.db.transaction(async (tx) => {
-        const rows = await tx
-          .select({ id: smsMessages.id })
-          .from(smsMessages)
-          .where(and(inArray(smsMessages.status, ['queued', 'sent']), lte(smsMessages.validityAt, this.now())))
-          .limit(this.options.batchSize)
-          .for('update', { skipLocked: true });
-        for (const { id } of rows) {
-          await this.lifecycle.transition(tx, id, 'expired', { at: this.now(), refund: true, detail: 'validity elapsed' });
-        }
-        return rows.length;
+  private backoffMs(attempt: number): number {
+    return this.options.retryBackoffMs[Math.min(attempt - 1, this.options.retryBackoffMs.length - 1)] ?? 60_000;
+  }
+
+  /**
+   * A transient failure: back off, or after `maxAttempts` fail and refund (the carrier does
+   * not have the message — or not all of it). Also clears the claim.
+   */
+  private async retryLater(tx: Executor, row: SmsMessageRow, error: string, publicError = error): Promise<void> {
+    const attempt = row.dispatchAttempts + 1;
+    if (attempt >= this.maxAttempts) {
+      this.options.log.warn({ message_id: row.id, attempt, error }, 'sms dispatch failed too often; failing the message');
+      await tx.update(smsMessages).set({ submittingAt: null, dispatchAttempts: attempt }).where(eq(smsMessages.id, row.id));
+      await this.lifecycle.transition(tx, row.id, 'failed', {
+        at: this.now(),
+        error: `${publicError} (gave up after ${attempt} attempts)`,
+        refund: true,
       });
-      if (n < this.options.batchSize) return;
+      return;
+    }
+    const backoff = this.backoffMs(attempt);
+    this.options.log.warn({ message_id: row.id, attempt, retry_in_ms: backoff, error }, 'sms dispatch failed; will retry');
+    await tx
+      .update(smsMessages)
+      .set({ submittingAt: null, dispatchAttempts: attempt, nextAttemptAt: new Date(this.now().getTime() + backoff) })
+      .where(and(eq(smsMessages.id, row.id), eq(smsMessages.status, 'queued')));
+  }
+
+  /**
+   * Runs `fn` for one row of a batch. `isolated`: in its own savepoint, so a row that fails is
+   * logged and skipped and the others go on. Batches run without savepoints first (they cost
+   * two round trips a row) and again isolated only when that fails.
+   */
+  private async alone<T>(tx: Tx, isolated: boolean, what: string, id: string, fn: (sp: Tx) => Promise<T>): Promise<T | undefined> {
+    if (!isolated) return fn(tx);
+    try {
+      return await tx.transaction(fn);
+    } catch (err) {
+      this.options.log.error({ err, message_id: id }, `sms ${what} failed for one message; the others go on`);
+      return undefined;
     }
   }
 
-  private async recoverInDoubt(): Promise<void> {
+  /** Runs a batch; should it fail while the store is up, again with every row isolated. */
+  private async batch<T>(what: string, run: (isolated: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await run(false);
+    } catch (err) {
+      if (!(await this.storeReachable())) throw err;
+      this.options.log.warn({ err }, `sms ${what} batch failed; going through it one message at a time`);
+      return run(true);
+    }
+  }
+
+  /** Tells a bad row from a store that is gone. */
+  private async storeReachable(): Promise<boolean> {
+    try {
+      await this.database.ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Expire what is past its validity — unsent, or sent and not delivered; the charge is refunded. */
+  private async expire(): Promise<void> {
+    for (;;) {
+      const expired = await this.batch('expiry', (isolated) => this.expireBatch(isolated));
+      // Fewer than a batch: done (or rows that fail are in the way: next sweep).
+      if (expired < this.options.batchSize) return;
+    }
+  }
+
+  private expireBatch(isolated: boolean): Promise<number> {
+    return this.database.db.transaction(async (tx) => {
+      // A claimed message has parts on their way, which carry the validity themselves.
+      const rows = await tx
+        .select({ id: smsMessages.id })
+        .from(smsMessages)
+        .where(
+          and(
+            or(and(eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)), eq(smsMessages.status, 'sent')),
+            lte(smsMessages.validityAt, this.now()),
+          ),
+        )
+        .limit(this.options.batchSize)
+        .for('update', { skipLocked: true });
+      let expired = 0;
+      for (const { id } of rows) {
+        const done = await this.alone(tx, isolated, 'expiry', id, async (sp) => {
+          await this.lifecycle.transition(sp, id, 'expired', { at: this.now(), refund: true, detail: 'validity elapsed' });
+          return true;
+        });
+        if (done) expired++;
+      }
+      return expired;
+    });
+  }
+
+  /**
+   * Claims older than SMS_IN_DOUBT_AFTER_MS: a node died (or could not reach the store) while
+   * it held them. A part handed over without an answer may be at the carrier: the message
+   * fails, refunded, and is never handed over again. Otherwise nothing is in doubt and the
+   * claim is released: the parts not yet accepted are sent normally.
+   */
+  private async recoverStale(): Promise<void> {
     const cutoff = new Date(this.now().getTime() - this.options.inDoubtAfterMs);
     await this.database.db.transaction(async (tx) => {
       const rows = await tx
         .select({ id: smsMessages.id })
         .from(smsMessages)
-        .where(and(eq(smsMessages.status, 'queued'), isNotNull(smsMessages.submittingAt), lt(smsMessages.submittingAt, cutoff)))
+        .where(and(eq(smsMessages.status, 'queued'), lt(smsMessages.submittingAt, cutoff)))
         .limit(this.options.batchSize)
         .for('update', { skipLocked: true });
       for (const { id } of rows) {
-        this.options.log.warn({ message_id: id }, 'sms hand-over in doubt; failing it rather than risk a duplicate');
-        await this.lifecycle.transition(tx, id, 'failed', { at: this.now(), error: IN_DOUBT_ERROR, refund: true });
+        await this.alone(tx, true, 'in-doubt sweep', id, async (sp) => {
+          const unanswered = await sp
+            .select({ partNo: smsHandovers.partNo })
+            .from(smsHandovers)
+            .where(and(eq(smsHandovers.messageId, id), isNull(smsHandovers.answeredAt)));
+          await sp.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, id));
+          if (unanswered.length === 0) {
+            this.options.log.warn({ message_id: id }, 'sms claim released: no part of it can be at the carrier unanswered; sending it normally');
+            return;
+          }
+          const parts = unanswered.map((u) => u.partNo).sort((a, b) => a - b);
+          this.options.log.warn({ message_id: id, parts }, 'sms hand-over in doubt; failing it rather than risk a duplicate');
+          await this.lifecycle.transition(sp, id, 'failed', { at: this.now(), error: IN_DOUBT_ERROR, refund: true });
+        });
       }
     });
   }
 
-  private dueQueued(tx: Executor, limit: number) {
+  /** Queued, not claimed, due, still valid. */
+  private due() {
     const now = this.now();
+    return and(
+      eq(smsMessages.status, 'queued'),
+      isNull(smsMessages.submittingAt),
+      lte(smsMessages.nextAttemptAt, now),
+      or(isNull(smsMessages.validityAt), sql`${smsMessages.validityAt} > ${now}`),
+    );
+  }
+
+  private dueQueued(tx: Executor, limit: number) {
     return tx
       .select()
       .from(smsMessages)
-      .where(
-        and(
-          eq(smsMessages.status, 'queued'),
-          isNull(smsMessages.submittingAt),
-          lte(smsMessages.nextAttemptAt, now),
-          or(isNull(smsMessages.validityAt), sql`${smsMessages.validityAt} > ${now}`),
-        ),
-      )
+      .where(this.due())
       .orderBy(asc(smsMessages.nextAttemptAt))
       .limit(limit)
       .for('update', { skipLocked: true });
@@ -184,115 +424,413 @@ export class SmsDispatcher {
     };
   }
 
-  /** Returns how many messages were taken, so the caller knows whether to go on. */
-  private async dispatchBatch(): Promise<number> {
-    return this.carrier.transactional ? this.dispatchTransactional() : this.dispatchRemote();
-  }
+  // -- the simulator: hand-over and `sent` in one transaction ---------------------------------
 
-  private async dispatchTransactional(): Promise<number> {
-    return this.database.db.transaction(async (tx) => {
-      const rows = await this.dueQueued(tx, this.options.batchSize);
-      for (const row of rows) {
-        const result = await this.carrier.submit(this.submission(row), tx);
-        await this.recordSubmit(tx, row, result);
+  /**
+   * One batch in one transaction. Should it fail, its rows are done again one transaction
+   * each, so a bad row fails alone. Returns how many rows were taken — or 0 when one failed,
+   * so the caller does not take the same bad row again and again within one tick.
+   */
+  private async dispatchTransactional(carrier: TransactionalCarrier): Promise<number> {
+    let ids: string[] = [];
+    try {
+      return await this.database.db.transaction(async (tx) => {
+        const rows = await this.dueQueued(tx, this.options.batchSize);
+        ids = rows.map((r) => r.id);
+        for (const row of rows) await this.handOverInTransaction(carrier, tx, row);
+        return rows.length;
+      });
+    } catch (err) {
+      if (ids.length === 0 || !(await this.storeReachable())) throw err;
+      this.options.log.warn({ err, messages: ids.length }, 'sms dispatch batch failed; handing its messages over one by one');
+    }
+    let failures = 0;
+    for (const id of ids) {
+      try {
+        await this.database.db.transaction(async (tx) => {
+          const [row] = await tx
+            .select()
+            .from(smsMessages)
+            .where(and(eq(smsMessages.id, id), eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)))
+            .for('update', { skipLocked: true });
+          if (row) await this.handOverInTransaction(carrier, tx, row);
+        });
+      } catch (err) {
+        if (!(await this.storeReachable())) throw err;
+        this.options.log.error({ err, message_id: id }, 'sms hand-over failed for one message; the others go on');
+        failures++;
+        await this.postpone(id, err);
       }
-      return rows.length;
-    });
+    }
+    return failures > 0 ? 0 : ids.length;
   }
 
-  private async dispatchRemote(): Promise<number> {
-    const claimed = await this.database.db.transaction(async (tx) => {
-      const rows = await this.dueQueued(tx, this.options.batchSize);
-      if (rows.length > 0) {
-        await tx
-          .update(smsMessages)
-          .set({ submittingAt: this.now() })
-          .where(inArray(smsMessages.id, rows.map((r) => r.id)));
-      }
-      return rows;
-    });
-    await Promise.all(
-      claimed.map(async (row) => {
-        const result = await this.carrier
-          .submit(this.submission(row), undefined as never)
-          .catch((err: unknown) => ({ ok: false as const, permanent: false, error: err instanceof Error ? err.message : String(err) }));
-        await this.database.db.transaction((tx) => this.recordSubmit(tx, row, result));
-      }),
-    );
-    return claimed.length;
-  }
-
-  private async recordSubmit(
-    tx: Executor,
-    row: SmsMessageRow,
-    result: Awaited<ReturnType<Carrier['submit']>>,
-  ): Promise<void> {
-    const now = this.now();
+  private async handOverInTransaction(carrier: TransactionalCarrier, tx: Executor, row: SmsMessageRow): Promise<void> {
+    const result: SubmitResult = await carrier.submit(this.submission(row), tx as never);
     if (result.ok) {
       if (result.parts.length > 0) {
         await tx
           .insert(smsMessageParts)
           .values(result.parts.map((p) => ({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId })));
       }
-      if (row.submittingAt !== null || !this.carrier.transactional) {
-        await tx.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, row.id));
-      }
-      await this.lifecycle.transition(tx, row.id, 'sent', { at: now });
+      await this.lifecycle.transition(tx, row.id, 'sent', { at: this.now() });
+    } else if (result.permanent) {
+      await this.lifecycle.transition(tx, row.id, 'failed', { at: this.now(), error: result.error, refund: true });
+    } else {
+      await this.retryLater(tx, row, result.error);
+    }
+  }
+
+  // -- a remote carrier: parts handed over as the carrier has room ------------------------------
+
+  /** Record answers and hand over what fits now; runs one at a time, again when asked meanwhile. */
+  private fill(): void {
+    if (this.carrier.transactional || !this.started || this.stopped) return;
+    if (Date.now() < this.pausedUntil) return;
+    if (this.filling) {
+      this.fillAgain = true;
       return;
     }
-    if (result.inDoubt) {
-      // The carrier may hold the message already: never submit it again.
-      await tx.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, row.id));
-      await this.lifecycle.transition(tx, row.id, 'failed', { at: now, error: `${IN_DOUBT_ERROR} (${result.error})`, refund: true });
-      return;
+    const carrier = this.carrier;
+    // Success here does not end a backoff: a fill with no room never touches the store.
+    this.filling = this.fillLoop(carrier)
+      .catch((err: unknown) => this.failed(err, 'sms dispatcher could not hand over messages'))
+      .finally(() => {
+        this.filling = undefined;
+        if (this.fillAgain && !this.stopped) {
+          this.fillAgain = false;
+          this.fill();
+        }
+      });
+  }
+
+  private async fillLoop(carrier: RemoteCarrier): Promise<void> {
+    for (;;) {
+      this.fillAgain = false;
+      if (this.stopped) return;
+      if (this.answers.length > 0) await this.recordAnswersIsolated(this.answers.splice(0));
+      // A slot is free again only once its answer is in the store: what is unanswered there
+      // never exceeds the window.
+      const room = Math.max(0, carrier.room() - this.answers.length);
+      if (room === 0) return;
+      const picks = await this.claimIsolated(carrier, room);
+      for (const pick of picks) this.write(carrier, pick);
+      const handed = picks.reduce((n, p) => n + p.parts.length, 0);
+      // Fewer than there was room for: the queue has nothing more due now.
+      if (handed < room && !this.fillAgain) return;
     }
-    if (result.permanent) {
-      // Refused by the carrier: it never carried the message, so the charge is returned.
-      await tx.update(smsMessages).set({ submittingAt: null }).where(eq(smsMessages.id, row.id));
-      await this.lifecycle.transition(tx, row.id, 'failed', { at: now, error: result.error, refund: true });
-      return;
-    }
-    const attempt = row.dispatchAttempts + 1;
-    const backoff = this.options.retryBackoffMs[Math.min(attempt - 1, this.options.retryBackoffMs.length - 1)] ?? 60_000;
-    this.options.log.warn({ message_id: row.id, attempt, error: result.error }, 'sms submit failed; will retry');
-    await tx
-      .update(smsMessages)
-      .set({ submittingAt: null, dispatchAttempts: attempt, nextAttemptAt: new Date(now.getTime() + backoff) })
-      .where(eq(smsMessages.id, row.id));
   }
 
   /**
+   * Claims in one transaction; should that fail while the store is up, one message per
+   * transaction, and a message that cannot be claimed is postponed (then failed, refunded)
+   * so it does not stand at the head of the queue.
+   */
+  private async claimIsolated(carrier: RemoteCarrier, room: number): Promise<Pick[]> {
+    try {
+      return await this.database.db.transaction(async (tx) => this.claim(carrier, tx, await this.dueQueued(tx, room), room, false));
+    } catch (err) {
+      if (!(await this.storeReachable())) throw err;
+      this.options.log.warn({ err }, 'sms claim failed; claiming one message at a time');
+    }
+    const candidates = await this.database.db
+      .select({ id: smsMessages.id })
+      .from(smsMessages)
+      .where(this.due())
+      .orderBy(asc(smsMessages.nextAttemptAt))
+      .limit(room);
+    const picks: Pick[] = [];
+    let budget = room;
+    for (const { id } of candidates) {
+      if (budget === 0) break;
+      try {
+        const got = await this.database.db.transaction(async (tx) => {
+          const rows = await tx
+            .select()
+            .from(smsMessages)
+            .where(and(eq(smsMessages.id, id), this.due()))
+            .for('update', { skipLocked: true });
+          return this.claim(carrier, tx, rows, budget, true);
+        });
+        picks.push(...got);
+        budget -= got.reduce((n, p) => n + p.parts.length, 0);
+      } catch (err) {
+        if (!(await this.storeReachable())) throw err;
+        this.options.log.error({ err, message_id: id }, 'sms claim failed for one message; the others go on');
+        await this.postpone(id, err);
+      }
+    }
+    return picks;
+  }
+
+  /** A message whose hand-over failed for a reason of ours: retried later, then failed (refunded). */
+  private async postpone(id: string, cause: unknown): Promise<void> {
+    await this.database.db
+      .transaction(async (tx) => {
+        const [row] = await tx
+          .select()
+          .from(smsMessages)
+          .where(and(eq(smsMessages.id, id), eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)))
+          .for('update', { skipLocked: true });
+        if (row) await this.retryLater(tx, row, cause instanceof Error ? cause.message : String(cause), DISPATCH_ERROR);
+      })
+      .catch((err: unknown) => this.options.log.error({ err, message_id: id }, 'sms dispatch could not postpone a failing message'));
+  }
+
+  /**
+   * Claims `rows` (taken FOR UPDATE SKIP LOCKED: another node's are skipped) for at most
+   * `room` parts: marks them claimed and inserts a hand-over row per part — all committed
+   * before the caller writes a single PDU.
+   */
+  private async claim(carrier: RemoteCarrier, tx: Tx, rows: SmsMessageRow[], room: number, isolated: boolean): Promise<Pick[]> {
+    if (rows.length === 0) return [];
+    const accepted = await tx
+      .select({ messageId: smsMessageParts.messageId, partNo: smsMessageParts.partNo })
+      .from(smsMessageParts)
+      .where(inArray(smsMessageParts.messageId, rows.map((r) => r.id)));
+    const acceptedParts = new Set(accepted.map((a) => `${a.messageId}/${a.partNo}`));
+
+    const picks: Omit<Pick, 'handoverIds'>[] = [];
+    let budget = room;
+    for (const row of rows) {
+      if (budget === 0) break; // left unclaimed: its lock ends with this transaction
+      let prepared: ReturnType<RemoteCarrier['prepare']>;
+      try {
+        prepared = carrier.prepare(this.submission(row));
+      } catch (err) {
+        prepared = { ok: false, error: DISPATCH_ERROR };
+        this.options.log.error({ err, message_id: row.id }, 'sms message could not be prepared for the carrier');
+      }
+      if (!prepared.ok) {
+        // It cannot be sent at all: it never reaches the carrier, so the charge is returned.
+        const error = prepared.error;
+        await this.alone(tx, isolated, 'hand-over', row.id, (sp) =>
+          this.lifecycle.transition(sp, row.id, 'failed', { at: this.now(), error, refund: true }),
+        );
+        continue;
+      }
+      const remaining = prepared.parts.filter((p) => !acceptedParts.has(`${row.id}/${p.partNo}`));
+      if (remaining.length === 0) {
+        await this.alone(tx, isolated, 'hand-over', row.id, (sp) => this.lifecycle.transition(sp, row.id, 'sent', { at: this.now() }));
+        continue;
+      }
+      const parts = remaining.slice(0, budget);
+      budget -= parts.length;
+      picks.push({ row, total: prepared.parts.length, acceptedBefore: prepared.parts.length - remaining.length, parts });
+    }
+    if (picks.length === 0) return [];
+    const at = this.now();
+    await tx
+      .update(smsMessages)
+      .set({ submittingAt: at })
+      .where(inArray(smsMessages.id, picks.map((p) => p.row.id)));
+    const handovers = await tx
+      .insert(smsHandovers)
+      .values(picks.flatMap((p) => p.parts.map((part) => ({ messageId: p.row.id, partNo: part.partNo, handedAt: at }))))
+      .returning({ id: smsHandovers.id });
+    let i = 0;
+    return picks.map((p) => ({ ...p, handoverIds: p.parts.map(() => handovers[i++]!.id) }));
+  }
+
+  /** Writes the parts of a pick (its hand-over is committed); each answer is queued for recording. */
+  private write(carrier: RemoteCarrier, pick: Pick): void {
+    const held: Held = {
+      row: pick.row,
+      total: pick.total,
+      acceptedBefore: pick.acceptedBefore,
+      outstanding: pick.parts.length,
+      answered: [],
+    };
+    pick.parts.forEach((part, i) => {
+      const handoverId = pick.handoverIds[i]!;
+      const done: Promise<void> = carrier
+        .writePart(part)
+        .catch((err: unknown): PartOutcome => ({ outcome: 'not_sent', error: err instanceof Error ? err.message : String(err) }))
+        .then((result) => {
+          this.answers.push({ held, handoverId, partNo: part.partNo, result, failures: 0 });
+          this.writes.delete(done);
+          this.fill();
+        });
+      this.writes.add(done);
+    });
+  }
+
+  /**
+   * Records answers, all in one transaction; should that fail, message by message, so one
+   * bad row does not hold up the others. Answers that could not be recorded go back to the
+   * queue (a few times; then the in-doubt sweep settles the message).
+   */
+  private async recordAnswersIsolated(answers: Answer[]): Promise<void> {
+    if (answers.length === 0) return;
+    const groups = new Map<Held, Answer[]>();
+    for (const a of answers) groups.set(a.held, [...(groups.get(a.held) ?? []), a]);
+    try {
+      await this.database.db.transaction(async (tx) => {
+        for (const [held, group] of groups) await this.recordAnswers(tx, held, group);
+      });
+      for (const [held, group] of groups) this.answersRecorded(held, group);
+      return;
+    } catch (err) {
+      // The store is gone: keep every answer for when it is back (the caller backs off).
+      if (!(await this.storeReachable())) {
+        this.answers.unshift(...answers);
+        throw err;
+      }
+      if (groups.size === 1) {
+        this.answersNotRecorded(answers, err);
+        return;
+      }
+      this.options.log.warn({ err, messages: groups.size }, 'sms hand-over answers could not be recorded together; recording them one message at a time');
+    }
+    const pending = [...groups];
+    while (pending.length > 0) {
+      const [held, group] = pending.shift()!;
+      try {
+        await this.database.db.transaction((tx) => this.recordAnswers(tx, held, group));
+        this.answersRecorded(held, group);
+      } catch (err) {
+        if (!(await this.storeReachable())) {
+          this.answers.unshift(...group, ...pending.flatMap(([, g]) => g));
+          throw err;
+        }
+        this.answersNotRecorded(group, err);
+      }
+    }
+  }
+
+  private answersRecorded(held: Held, group: Answer[]): void {
+    held.outstanding -= group.length;
+    held.answered.push(...group);
+  }
+
+  private answersNotRecorded(group: Answer[], err: unknown): void {
+    const retry = group.map((a) => ({ ...a, failures: a.failures + 1 })).filter((a) => a.failures < MAX_RECORD_FAILURES);
+    const dropped = group.length - retry.length;
+    this.options.log.error(
+      { err, message_id: group[0]!.held.row.id, parts: group.map((a) => a.partNo), retrying: retry.length > 0 },
+      dropped > 0
+        ? 'sms hand-over answers could not be recorded; leaving the message to the in-doubt sweep'
+        : 'sms hand-over answers could not be recorded; will retry',
+    );
+    group[0]!.held.outstanding -= dropped;
+    this.answers.push(...retry);
+  }
+
+  /** One message's answers; when they are its last, the attempt ends (sent, failed, retry or rest). */
+  private async recordAnswers(tx: Tx, held: Held, group: Answer[]): Promise<void> {
+    const now = this.now();
+    for (const a of group) {
+      const error = a.result.outcome === 'accepted' ? null : a.result.error;
+      await tx.update(smsHandovers).set({ answeredAt: now, outcome: a.result.outcome, error }).where(eq(smsHandovers.id, a.handoverId));
+    }
+    const accepted = group.flatMap((a) => (a.result.outcome === 'accepted' ? [{ partNo: a.partNo, id: a.result.carrierMessageId }] : []));
+    if (accepted.length > 0) {
+      await tx.insert(smsMessageParts).values(accepted.map((p) => ({ messageId: held.row.id, partNo: p.partNo, carrierMessageId: p.id })));
+    }
+    if (held.outstanding - group.length > 0) return;
+    await this.endAttempt(tx, held, [...held.answered, ...group]);
+  }
+
+  private async endAttempt(tx: Tx, held: Held, answers: Answer[]): Promise<void> {
+    const { row } = held;
+    const now = this.now();
+    // Only the claim we hold: the in-doubt sweep may have settled a message we took too long over.
+    const release = () =>
+      tx.update(smsMessages).set({ submittingAt: null }).where(and(eq(smsMessages.id, row.id), eq(smsMessages.status, 'queued')));
+    const byPart = [...answers].sort((a, b) => a.partNo - b.partNo);
+    const acceptedNow = byPart.filter((a) => a.result.outcome === 'accepted');
+    const where = (a: Answer) => (held.total > 1 ? ` (part ${a.partNo} of ${held.total})` : '');
+    const alreadyAccepted =
+      held.acceptedBefore + acceptedNow.length > 0
+        ? `; already accepted by the SMSC: ${held.acceptedBefore + acceptedNow.length} of ${held.total} parts`
+        : '';
+
+    const unknown = byPart.find((a) => a.result.outcome === 'unknown');
+    if (unknown && unknown.result.outcome === 'unknown') {
+      // The carrier may hold it already: never submit it again.
+      await release();
+      await this.lifecycle.transition(tx, row.id, 'failed', {
+        at: now,
+        error: `${IN_DOUBT_ERROR} (${unknown.result.error}${where(unknown)})`,
+        refund: true,
+      });
+      return;
+    }
+    const refused = byPart.find((a) => a.result.outcome === 'refused' && a.result.permanent);
+    if (refused && refused.result.outcome === 'refused') {
+      // Refused by the carrier: it never carried the message (or not all of it), so the charge is returned.
+      await release();
+      await this.lifecycle.transition(tx, row.id, 'failed', {
+        at: now,
+        error: `${refused.result.error}${where(refused)}${alreadyAccepted}`,
+        refund: true,
+      });
+      return;
+    }
+    const transient = byPart.find((a) => a.result.outcome === 'refused' || a.result.outcome === 'not_sent');
+    if (transient && (transient.result.outcome === 'refused' || transient.result.outcome === 'not_sent')) {
+      // The parts accepted stay accepted; the next attempt sends the rest.
+      await this.retryLater(tx, row, `${transient.result.error}${where(transient)}`);
+      return;
+    }
+    await release();
+    if (held.acceptedBefore + acceptedNow.length >= held.total) {
+      await this.lifecycle.transition(tx, row.id, 'sent', { at: now });
+    }
+    // Otherwise the window held only some parts: the rest goes with the next claim.
+  }
+
+  // -- receipts ---------------------------------------------------------------------------------
+
+  /**
    * Apply recorded receipts to their parts, then settle the message: failed when any part
-   * failed, expired when any part expired, delivered when every part is delivered.
+   * failed, expired when any part expired, delivered when every part is delivered. A receipt
+   * or message that fails is logged and skipped; it is tried again next tick.
    */
   async applyReceipts(): Promise<void> {
+    await this.batch('receipt', (isolated) => this.applyReceiptBatch(isolated));
+  }
+
+  private async applyReceiptBatch(isolated: boolean): Promise<void> {
     await this.database.db.transaction(async (tx) => {
+      // A receipt waits here until its part's answer is recorded — usually milliseconds. One
+      // that never matches is for a part we never learnt the id of (in doubt, or not ours): it
+      // stays in the table for operators. Newest first, so such strays never stand in front of
+      // fresh receipts; and after an hour they leave the scan, which they would only slow down.
+      // (received_at is the store's clock, so the limit is too.)
+      const since = sql`now() - make_interval(secs => ${RECEIPT_MATCH_WINDOW_MS / 1000})`;
       const receipts = await tx
         .select()
         .from(smsCarrierReceipts)
-        .where(isNull(smsCarrierReceipts.appliedAt))
-        .orderBy(asc(smsCarrierReceipts.receivedAt))
+        .where(and(isNull(smsCarrierReceipts.appliedAt), gt(smsCarrierReceipts.receivedAt, since)))
+        .orderBy(desc(smsCarrierReceipts.receivedAt))
         .limit(200)
         .for('update', { skipLocked: true });
       const touched = new Set<string>();
       for (const receipt of receipts) {
-        // The id as given first; other spellings only when it matches nothing (a decimal "16"
-        // must not hit a part whose hex id is "10" when a part "16" exists).
-        let part: { messageId: string } | undefined;
-        for (const id of receiptIdCandidates(receipt.carrierMessageId)) {
-          [part] = await tx
-            .update(smsMessageParts)
-            .set({ state: receipt.state, error: receipt.error, updatedAt: this.now() })
-            .where(eq(smsMessageParts.carrierMessageId, id))
-            .returning({ messageId: smsMessageParts.messageId });
-          if (part) break;
-        }
-        // Not matched yet: the submit response may still be on its way. Kept for a later tick.
-        if (!part) continue;
-        await tx.update(smsCarrierReceipts).set({ appliedAt: this.now() }).where(eq(smsCarrierReceipts.carrierMessageId, receipt.carrierMessageId));
-        touched.add(part.messageId);
+        const messageId = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, async (sp) => {
+          // The id as given first; other spellings only when it matches nothing (a decimal "16"
+          // must not hit a part whose hex id is "10" when a part "16" exists).
+          let part: { messageId: string } | undefined;
+          for (const id of receiptIdCandidates(receipt.carrierMessageId)) {
+            [part] = await sp
+              .update(smsMessageParts)
+              .set({ state: receipt.state, error: receipt.error, updatedAt: this.now() })
+              .where(eq(smsMessageParts.carrierMessageId, id))
+              .returning({ messageId: smsMessageParts.messageId });
+            if (part) break;
+          }
+          // Not matched yet: the submit response may still be on its way. Kept for a later tick.
+          if (!part) return undefined;
+          await sp
+            .update(smsCarrierReceipts)
+            .set({ appliedAt: this.now() })
+            .where(eq(smsCarrierReceipts.carrierMessageId, receipt.carrierMessageId));
+          return part.messageId;
+        });
+        if (messageId) touched.add(messageId);
       }
-      for (const messageId of touched) await this.settle(tx, messageId);
+      for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
     });
   }
 

@@ -21,7 +21,7 @@ import {
 } from '../../shared/schemas.js';
 import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import type { SmsAccountsService } from './sms-accounts.service.js';
-import { statusProperties } from './sms.routes.js';
+import { statusProperties } from './sms.schemas.js';
 import { historyView, type SmsService } from './sms.service.js';
 
 const Account = Type.Object({

@@ -1,4 +1,4 @@
-// The SMS module's user-facing messages, merged into the one catalogue in src/shared/i18n.ts.
+// The SMS module's user-facing messages, registered in src/messages.ts.
 export const smsMessages = {
   'sms.queued': { en: 'Message queued for delivery', lt: 'Žinutė įtraukta į siuntimo eilę' },
   'sms.status': { en: 'Message status', lt: 'Žinutės būsena' },
@@ -49,3 +49,9 @@ export const smsMessages = {
   'resource.consent': { en: 'Consent record', lt: 'Sutikimo įrašas' },
   'resource.sms_sender': { en: 'Sender name', lt: 'Siuntėjo vardas' },
 } as const;
+
+type SmsMessages = typeof smsMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends SmsMessages {}
+}

@@ -12,8 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { DateTime, Envelope, errorResponses, LocaleParam, LocaleParams } from '../../shared/schemas.js';
 import { MAX_VALIDITY_MINUTES, statusView, type SmsService } from './sms.service.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+import { SendData, statusProperties } from './sms.schemas.js';
 
 const SendBody = Type.Object({
   source: Type.String({
@@ -48,39 +47,6 @@ const SendBody = Type.Object({
   ),
 });
 
-export const SendData = Type.Object({
-  message_id: Type.String(),
-  source: Type.String(),
-  destination: Type.String(),
-  status: Type.Literal('queued'),
-  parts: Type.Integer(),
-  cost: Type.Object({ amount: Type.Number(), currency: Type.Literal('EUR'), parts_charged: Type.Integer() }),
-  scheduled: Nullable(DateTime),
-  validity: Nullable(DateTime),
-  marketing_consent_registered: Type.Boolean(),
-});
-
-const Status = Type.Union([
-  Type.Literal('queued'),
-  Type.Literal('sent'),
-  Type.Literal('delivered'),
-  Type.Literal('failed'),
-  Type.Literal('expired'),
-]);
-
-export const statusProperties = {
-  message_id: Type.String(),
-  status: Status,
-  source: Type.String(),
-  destination: Type.String(),
-  sent_at: Nullable(DateTime),
-  delivered_at: Nullable(DateTime),
-  failed_at: Nullable(DateTime),
-  scheduled: Nullable(DateTime),
-  validity: Nullable(DateTime),
-  cost: Type.Object({ amount: Type.Number(), currency: Type.Literal('EUR') }),
-  error_message: Nullable(Type.String()),
-};
 const StatusData = Type.Object(statusProperties);
 
 const ConsentBody = Type.Object({

@@ -77,9 +77,11 @@ export const smsMessages = pgTable(
     marketingConsent: boolean('marketing_consent').notNull().default(false),
     carrier: text().notNull(),
     /**
-     * Set, and committed, just before a non-transactional carrier (SMPP) is handed the
-     * message. A queued row with this set after a crash is "in doubt": it may or may not have
-     * reached the carrier, and is never handed over a second time.
+     * Set while a dispatcher holds the message for a non-transactional carrier (SMPP): in the
+     * same committed transaction that records the hand-over (sms_handovers) of the parts about
+     * to be written, and cleared when every part handed over has its answer recorded. A
+     * queued row still holding it after SMS_IN_DOUBT_AFTER_MS has a part that may or may not
+     * have reached the carrier; it is never handed over a second time (dispatcher.ts).
      */
     submittingAt: tz('submitting_at'),
     /** Earliest next dispatch attempt (transient carrier errors back off). */
@@ -116,6 +118,30 @@ export const smsMessageParts = pgTable(
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.partNo] }), uniqueIndex('sms_message_parts_carrier_key').on(t.carrierMessageId)],
+);
+
+/**
+ * SMPP hand-overs, one row per part per attempt, committed before that part's submit_sm is
+ * written. `answered_at` is set with the outcome once it is known: `accepted`
+ * (submit_sm_resp OK; the carrier's id is in sms_message_parts), `refused` (an error
+ * status), `not_sent` (the PDU never left: session lost, closing), `unknown` (written, no
+ * answer in time). A row without an answer after a crash is a part that may have left: the
+ * message is in doubt. A part with no row never left and is sent normally.
+ */
+export const smsHandovers = pgTable(
+  'sms_handovers',
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    messageId: text('message_id')
+      .notNull()
+      .references(() => smsMessages.id, { onDelete: 'cascade' }),
+    partNo: integer('part_no').notNull(),
+    handedAt: tz('handed_at').notNull().defaultNow(),
+    answeredAt: tz('answered_at'),
+    outcome: text({ enum: ['accepted', 'refused', 'not_sent', 'unknown'] }),
+    error: text(),
+  },
+  (t) => [index('sms_handovers_message_idx').on(t.messageId, t.partNo)],
 );
 
 /** Every status transition of a message, with its time (append-only). */

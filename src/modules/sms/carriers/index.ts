@@ -20,5 +20,5 @@ export function createCarrier(
       log,
     });
   }
-  return new SimulatorCarrier(database, { delayMs: config.sms.simulatorDelayMs, pollMs: config.sms.dispatchPollMs, clock });
+  return new SimulatorCarrier(database, { delayMs: config.sms.simulatorDelayMs, pollMs: config.sms.dispatchPollMs, clock, log });
 }

@@ -8,7 +8,7 @@ import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../../../infra/db/index.js';
 import type { Clock } from '../../../shared/time.js';
 import { smsSimulatorSubmissions } from '../sms.tables.js';
-import type { Carrier, CarrierSubmission, ReceiptSink, SubmitResult } from './carrier.js';
+import type { CarrierSubmission, ReceiptSink, SubmitResult, TransactionalCarrier } from './carrier.js';
 
 export const SIMULATOR_UNREACHABLE = 'Unreachable destination';
 
@@ -20,7 +20,7 @@ export function simulatedOutcome(destination: string): 'delivered' | 'failed' | 
 
 export const simulatorPartId = (messageId: string, partNo: number) => `sim-${messageId}-${partNo}`;
 
-export class SimulatorCarrier implements Carrier {
+export class SimulatorCarrier implements TransactionalCarrier {
   readonly name = 'simulator' as const;
   readonly transactional = true;
   private timer: NodeJS.Timeout | undefined;
@@ -29,7 +29,12 @@ export class SimulatorCarrier implements Carrier {
 
   constructor(
     private readonly database: Database,
-    private readonly options: { delayMs: number; pollMs?: number; clock: Clock },
+    private readonly options: {
+      delayMs: number;
+      pollMs?: number;
+      clock: Clock;
+      log?: { warn(obj: object, msg?: string): void };
+    },
   ) {}
 
   async start(onReceipt: ReceiptSink): Promise<void> {
@@ -94,8 +99,9 @@ export class SimulatorCarrier implements Carrier {
           }
         }
       });
-    } catch {
+    } catch (err) {
       // The store is closing or briefly unavailable: the rows stay due and are retried.
+      this.options.log?.warn({ err }, 'sms simulator could not report receipts; retrying');
     }
   }
 

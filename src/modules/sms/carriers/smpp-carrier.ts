@@ -8,8 +8,11 @@
 // and an explicit data_coding — 0x00 (GSM 03.38 default alphabet, one septet per octet) or
 // 0x08 (UCS-2) — and the bytes encoded here, so the package never picks an encoding itself
 // (it would choose LATIN1 0x03 for some texts). Multi-part messages carry a concatenation
-// UDH (05 00 03 ref total seq) and esm_class 0x40. At most `windowSize` submit_sm are
-// unanswered at once, and they leave at most `throughputPerSecond` a second, evenly spaced.
+// UDH (05 00 03 ref total seq, the ref derived from the message id) and esm_class 0x40. At
+// most `windowSize` submit_sm are unanswered at once, and they leave at most
+// `throughputPerSecond` a second, evenly spaced. The dispatcher feeds it part by part: `room()`
+// says how many parts can leave now, the dispatcher records their hand-over, then
+// `writePart()` writes each and reports what became of it (dispatcher.ts).
 //
 // Receipts: every deliver_sm (and data_sm) is answered. A delivery receipt (esm_class & 0x04,
 // or a receipted_message_id TLV) is parsed defensively: the TLVs receipted_message_id and
@@ -25,11 +28,21 @@
 // or without leading zeros or in another letter case. `receiptIdCandidates(id)` lists the
 // spellings a receipt id may have had in submit_sm_resp, the id as given first; the SMS
 // service tries them in that order and takes the first that matches a part.
-import { randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import smpp from 'smpp';
 import type { Tx } from '../../../infra/db/index.js';
 import { isGsm7 } from '../sms-text.js';
-import type { Carrier, CarrierReceipt, CarrierSubmission, ReceiptSink, SubmitResult, SubmittedPart } from './carrier.js';
+import type {
+  CarrierReceipt,
+  CarrierSubmission,
+  PartOutcome,
+  PreparedMessage,
+  PreparedPart,
+  ReceiptSink,
+  RemoteCarrier,
+  SubmitResult,
+  SubmittedPart,
+} from './carrier.js';
 
 export interface SmppLog {
   debug?(obj: object, msg?: string): void;
@@ -344,11 +357,6 @@ export function parseDeliverSm(pdu: Record<string, unknown>): DeliverSmParse {
 // ---------------------------------------------------------------------------------------
 // The carrier
 
-type PartOutcome =
-  | { ok: true; carrierMessageId: string }
-  /** inDoubt: the part went out and no answer came back — the SMSC may have accepted it. */
-  | { ok: false; permanent: boolean; error: string; cancelled?: true; inDoubt?: true };
-
 interface PartJob {
   params: Record<string, unknown>;
   settled: boolean;
@@ -359,7 +367,22 @@ interface PartJob {
 
 const noopLog: SmppLog = { info: () => {}, warn: () => {} };
 
-export class SmppCarrier implements Carrier {
+/**
+ * How far ahead `room()` lets parts be handed over when the throughput limit spaces them: a
+ * part recorded as handed over leaves within about this long, so a crash in between leaves
+ * few parts in doubt that never left.
+ */
+const ROOM_HORIZON_MS = 50;
+
+/**
+ * The concatenation reference of a message's parts: derived from its id, so parts written in
+ * another session or by another process after a restart join the ones already delivered.
+ */
+export function concatenationRef(messageId: string): number {
+  return createHash('sha256').update(messageId).digest()[0]!;
+}
+
+export class SmppCarrier implements RemoteCarrier {
   readonly name = 'smpp' as const;
   readonly transactional = false;
 
@@ -384,6 +407,9 @@ export class SmppCarrier implements Carrier {
   private enquireTimer: NodeJS.Timeout | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
   private firstAttemptDone: (() => void) | undefined;
+  private roomListener: (() => void) | undefined;
+  private roomTimer: NodeJS.Timeout | undefined;
+  private roomTimerAt = 0;
 
   private readonly queue: PartJob[] = [];
   private readonly inFlight = new Set<PartJob>();
@@ -419,46 +445,112 @@ export class SmppCarrier implements Carrier {
     await first;
   }
 
-  async submit(message: CarrierSubmission, _tx: Tx): Promise<SubmitResult> {
-    const built = buildSubmitSm(message, { ref: randomInt(256) });
-    if (!built.ok) return { ok: false, permanent: true, error: `Not sent: ${built.error}` };
+  prepare(message: CarrierSubmission): PreparedMessage {
+    const built = buildSubmitSm(message, { ref: concatenationRef(message.messageId) });
+    if (!built.ok) return { ok: false, error: `Not sent: ${built.error}` };
+    return { ok: true, parts: built.pdus.map((pdu, i) => ({ partNo: i + 1, pdu })) };
+  }
+
+  room(): number {
+    if (!this.bound || !this.session || this.stopped) return 0;
+    const free = this.windowSize - this.inFlight.size - this.queue.length;
+    if (free <= 0) return 0;
+    const now = Date.now();
+    // When a part handed over now would leave: after the queued ones, evenly spaced.
+    const leavesAt = Math.max(now, this.nextSendAt) + this.queue.length * this.sendIntervalMs;
+    if (leavesAt > now + ROOM_HORIZON_MS) {
+      this.roomAt(leavesAt - ROOM_HORIZON_MS);
+      return 0;
+    }
+    return Math.min(free, Math.floor((now + ROOM_HORIZON_MS - leavesAt) / this.sendIntervalMs) + 1);
+  }
+
+  writePart(part: PreparedPart): Promise<PartOutcome> {
+    if (!this.bound || !this.session || this.stopped) {
+      return Promise.resolve({ outcome: 'not_sent', error: 'SMPP session not bound' });
+    }
+    return new Promise<PartOutcome>((resolve) => {
+      this.queue.push({ params: part.pdu, settled: false, resolve });
+      this.pump();
+    });
+  }
+
+  onRoom(listener: () => void): void {
+    this.roomListener = listener;
+  }
+
+  private roomChanged(): void {
+    try {
+      this.roomListener?.();
+    } catch (err) {
+      this.log.warn({ err: String(err) }, 'SMPP room listener failed');
+    }
+  }
+
+  /** Tell the listener at `at` (throughput-limited room opens then). */
+  private roomAt(at: number): void {
+    if (this.roomTimer && this.roomTimerAt <= at) return;
+    clearTimeout(this.roomTimer);
+    this.roomTimerAt = at;
+    this.roomTimer = setTimeout(() => {
+      this.roomTimer = undefined;
+      this.roomChanged();
+    }, Math.max(0, Math.ceil(at - Date.now())));
+    this.roomTimer.unref();
+  }
+
+  /**
+   * Sends a whole message, its parts in order; after a part fails the unsent rest is withdrawn.
+   * (The dispatcher feeds parts itself through room/writePart; this is the one-call form.)
+   */
+  async submit(message: CarrierSubmission, _tx?: Tx): Promise<SubmitResult> {
+    const prepared = this.prepare(message);
+    if (!prepared.ok) return { ok: false, permanent: true, error: prepared.error };
     if (!this.bound) return { ok: false, permanent: false, error: 'SMPP session not bound' };
 
-    const jobs = built.pdus.map((params) => {
+    const cancelled = new Set<PartJob>();
+    const jobs = prepared.parts.map((part) => {
       let resolve!: (o: PartOutcome) => void;
       const done = new Promise<PartOutcome>((r) => (resolve = r));
-      const job: PartJob = { params, settled: false, resolve: (o) => resolve(o) };
+      const job: PartJob = {
+        params: part.pdu,
+        settled: false,
+        resolve: (o) => {
+          resolve(o);
+          // At once, before the window slot it frees lets the next part go.
+          if (o.outcome !== 'accepted') withdrawRest();
+        },
+      };
       return { job, done };
     });
-    // The parts of one message go out in order; after a failure the unsent rest is withdrawn.
-    for (const { job, done } of jobs) {
-      this.queue.push(job);
-      void done.then((o) => {
-        if (!o.ok) for (const other of jobs) if (!other.job.abort) this.cancel(other.job);
-      });
-    }
+    const withdrawRest = () => {
+      for (const other of jobs) {
+        if (other.job.abort || other.job.settled) continue;
+        cancelled.add(other.job);
+        this.cancel(other.job);
+      }
+    };
+    for (const { job } of jobs) this.queue.push(job);
     this.pump();
     const outcomes = await Promise.all(jobs.map((j) => j.done));
 
     const parts: SubmittedPart[] = [];
-    outcomes.forEach((o, i) => o.ok && parts.push({ partNo: i + 1, carrierMessageId: o.carrierMessageId }));
+    outcomes.forEach((o, i) => o.outcome === 'accepted' && parts.push({ partNo: i + 1, carrierMessageId: o.carrierMessageId }));
     if (parts.length === outcomes.length) return { ok: true, parts };
 
-    // The first permanent failure decides; else the first transient one.
+    // The first permanent failure decides; else the first other one.
     const failed = outcomes
-      .map((o, i) => ({ o, partNo: i + 1 }))
-      .filter((f): f is { o: Extract<PartOutcome, { ok: false }>; partNo: number } => !f.o.ok && !f.o.cancelled);
-    const first = failed.find((f) => f.o.permanent) ?? failed[0];
+      .map((o, i) => ({ o, partNo: i + 1, job: jobs[i]!.job }))
+      .filter((f): f is { o: Exclude<PartOutcome, { outcome: 'accepted' }>; partNo: number; job: PartJob } => f.o.outcome !== 'accepted' && !cancelled.has(f.job));
+    const first = failed.find((f) => f.o.outcome === 'refused' && f.o.permanent) ?? failed[0];
     const total = outcomes.length;
     const where = first && total > 1 ? ` (part ${first.partNo} of ${total})` : '';
     const accepted =
       parts.length > 0 ? `; already accepted by the SMSC: ${parts.map((p) => `part ${p.partNo} as ${p.carrierMessageId}`).join(', ')}` : '';
-    // Retrying a message the SMSC may already hold could send it twice: in doubt, the
-    // dispatcher fails it instead (see dispatcher.ts).
-    const inDoubt = parts.length > 0 || failed.some((f) => f.o.inDoubt === true);
+    const inDoubt = parts.length > 0 || failed.some((f) => f.o.outcome === 'unknown');
     return {
       ok: false,
-      permanent: first?.o.permanent ?? false,
+      permanent: first?.o.outcome === 'refused' && first.o.permanent,
       error: `${first?.o.error ?? 'not sent'}${where}${accepted}`,
       ...(inDoubt ? { inDoubt: true } : {}),
     };
@@ -469,7 +561,9 @@ export class SmppCarrier implements Carrier {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.pumpTimer);
-    for (const job of this.queue.splice(0)) this.settle(job, { ok: false, permanent: false, error: 'SMPP carrier closing' });
+    clearTimeout(this.roomTimer);
+    this.roomTimer = undefined;
+    for (const job of this.queue.splice(0)) this.settle(job, { outcome: 'not_sent', error: 'SMPP carrier closing' });
     this.firstAttemptDone?.();
 
     const deadline = Date.now() + this.pduTimeoutMs;
@@ -554,6 +648,7 @@ export class SmppCarrier implements Carrier {
         this.firstAttemptDone?.();
         this.firstAttemptDone = undefined;
         this.pump();
+        this.roomChanged();
       });
     });
     session.on('error', (err: Error) => {
@@ -586,7 +681,7 @@ export class SmppCarrier implements Carrier {
     clearInterval(this.enquireTimer);
     clearTimeout(this.pumpTimer);
     for (const job of [...this.inFlight]) job.abort?.('SMPP connection lost before submit_sm_resp (the part may have been accepted)');
-    for (const job of this.queue.splice(0)) this.settle(job, { ok: false, permanent: false, error: 'SMPP connection lost' });
+    for (const job of this.queue.splice(0)) this.settle(job, { outcome: 'not_sent', error: 'SMPP connection lost' });
     if (wasBound) this.log.warn({ host: this.endpoint.host, port: this.endpoint.port }, 'SMPP session closed');
     this.firstAttemptDone?.();
     this.firstAttemptDone = undefined;
@@ -623,7 +718,7 @@ export class SmppCarrier implements Carrier {
   private cancel(job: PartJob): void {
     const i = this.queue.indexOf(job);
     if (i >= 0) this.queue.splice(i, 1);
-    this.settle(job, { ok: false, permanent: false, error: 'cancelled', cancelled: true });
+    this.settle(job, { outcome: 'not_sent', error: 'cancelled' });
   }
 
   /** Sends queued parts while the window has room, no faster than the throughput allows. */
@@ -644,7 +739,14 @@ export class SmppCarrier implements Carrier {
 
   private sendPart(session: Session, job: PartJob): void {
     const gen = this.generation;
-    const pdu = new smpp.PDU('submit_sm', job.params);
+    let pdu: Pdu;
+    try {
+      pdu = new smpp.PDU('submit_sm', job.params);
+    } catch (err) {
+      this.log.warn({ err: String(err) }, 'SMPP submit_sm could not be built');
+      this.settle(job, { outcome: 'not_sent', error: `submit_sm could not be built: ${String(err)}` });
+      return;
+    }
     this.inFlight.add(job);
     const finish = (outcome: PartOutcome) => {
       if (job.settled) return;
@@ -653,32 +755,43 @@ export class SmppCarrier implements Carrier {
       job.abort = undefined;
       this.settle(job, outcome);
       if (gen === this.generation) this.pump();
+      this.roomChanged();
     };
-    job.abort = (error) => finish({ ok: false, permanent: false, error, inDoubt: true });
+    job.abort = (error) => finish({ outcome: 'unknown', error });
     const timer = setTimeout(() => {
       // Forget the pending callback; a late submit_sm_resp is ignored.
       const callbacks = session._callbacks as Record<number, unknown> | undefined;
       if (callbacks) delete callbacks[pdu.sequence_number];
-      finish({ ok: false, permanent: false, error: `no submit_sm_resp within ${this.pduTimeoutMs} ms (the part may have been accepted)`, inDoubt: true });
+      finish({ outcome: 'unknown', error: `no submit_sm_resp within ${this.pduTimeoutMs} ms (the part may have been accepted)` });
     }, this.pduTimeoutMs);
     timer.unref();
 
-    const sent = session.send(pdu, (resp) => {
-      const status = resp.command_status;
-      if (status === ESME_ROK) {
-        const id = cleanId(resp.message_id);
-        if (id) finish({ ok: true, carrierMessageId: id });
-        else finish({ ok: false, permanent: true, error: 'SMPP submit_sm_resp without a message_id: receipts cannot be matched' });
-        return;
-      }
-      if (status === ESME_RTHROTTLED || status === ESME_RMSGQFUL) {
-        // The SMSC asks us to slow down: pause sending for a second.
-        this.nextSendAt = Math.max(this.nextSendAt, Date.now() + 1000);
-      }
-      if (status === ESME_RINVBNDSTS && gen === this.generation) this.dropSession(session, 'SMSC reports the session is not bound');
-      finish({ ok: false, permanent: !TRANSIENT_STATUSES.has(status), error: smppStatusText(status) });
-    });
-    if (!sent) finish({ ok: false, permanent: false, error: 'SMPP connection not writable' });
+    let sent: boolean;
+    try {
+      sent = session.send(pdu, (resp) => {
+        const status = resp.command_status;
+        if (status === ESME_ROK) {
+          const id = cleanId(resp.message_id);
+          if (id) finish({ outcome: 'accepted', carrierMessageId: id });
+          else finish({ outcome: 'refused', permanent: true, error: 'SMPP submit_sm_resp without a message_id: receipts cannot be matched' });
+          return;
+        }
+        if (status === ESME_RTHROTTLED || status === ESME_RMSGQFUL) {
+          // The SMSC asks us to slow down: pause sending for a second.
+          this.nextSendAt = Math.max(this.nextSendAt, Date.now() + 1000);
+        }
+        if (status === ESME_RINVBNDSTS && gen === this.generation) this.dropSession(session, 'SMSC reports the session is not bound');
+        finish({ outcome: 'refused', permanent: !TRANSIENT_STATUSES.has(status), error: smppStatusText(status) });
+      });
+    } catch (err) {
+      // Encoding failed before anything was written.
+      this.log.warn({ err: String(err) }, 'SMPP submit_sm could not be encoded');
+      const callbacks = session._callbacks as Record<number, unknown> | undefined;
+      if (callbacks) delete callbacks[pdu.sequence_number];
+      finish({ outcome: 'not_sent', error: `submit_sm could not be encoded: ${String(err)}` });
+      return;
+    }
+    if (!sent) finish({ outcome: 'not_sent', error: 'SMPP connection not writable' });
   }
 
   // -- receipts ----------------------------------------------------------------------------

@@ -1,0 +1,2 @@
+ALTER TABLE "offers" ADD COLUMN "source_product_id" integer;--> statement-breakpoint
+CREATE UNIQUE INDEX "offers_import_product_uq" ON "offers" USING btree ("partner_id","source_product_id") WHERE "offers"."source" = 'import';

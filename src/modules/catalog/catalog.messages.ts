@@ -1,0 +1,85 @@
+// The catalog module's user-facing messages, registered in src/messages.ts. Import errors are
+// stored as these keys with their parameters and translated when read.
+export const catalogMessages = {
+  'catalog.import_queued': { en: 'Import queued', lt: 'Importas įtrauktas į eilę' },
+  'catalog.feed_deleted': { en: 'Feed subscription stopped', lt: 'Srauto prenumerata sustabdyta' },
+  'catalog.validated': { en: 'Feed checked', lt: 'Srautas patikrintas' },
+  'catalog.feed_malformed': {
+    en: 'The XML is not well-formed at line {line}, column {column}: {detail}',
+    lt: 'XML netaisyklingas {line} eilutėje, {column} stulpelyje: {detail}',
+  },
+  'catalog.feed_entities': {
+    en: 'A DOCTYPE declaring entities is not accepted (nothing was expanded or fetched)',
+    lt: 'DOCTYPE su esybių deklaracijomis nepriimamas (niekas nebuvo išskleista ar parsiųsta)',
+  },
+  'catalog.feed_construct_too_large': {
+    en: 'One text, comment or declaration is longer than {limit} characters',
+    lt: 'Vienas tekstas, komentaras ar deklaracija ilgesnis nei {limit} simbolių',
+  },
+  'catalog.feed_too_deep': { en: 'Elements are nested deeper than {limit} levels', lt: 'Elementai įdėti giliau nei {limit} lygių' },
+  'catalog.feed_too_large': {
+    en: 'The feed is larger than {limit} bytes (XML_IMPORT_MAX_BYTES, counted after decompression)',
+    lt: 'Srautas didesnis nei {limit} baitų (XML_IMPORT_MAX_BYTES, skaičiuojant išskleistą)',
+  },
+  'catalog.feed_gzip': { en: 'The gzip data is broken: {detail}', lt: 'Sugadinti gzip duomenys: {detail}' },
+  'catalog.feed_encoding': {
+    en: 'The encoding "{encoding}" is not supported; use UTF-8, UTF-16, ISO-8859-1, ISO-8859-13, windows-1252 or windows-1257',
+    lt: 'Koduotė „{encoding}“ nepalaikoma; naudokite UTF-8, UTF-16, ISO-8859-1, ISO-8859-13, windows-1252 arba windows-1257',
+  },
+  'catalog.feed_no_items': {
+    en: 'No recognised item element (product, item or offer) was found',
+    lt: 'Nerasta atpažįstamo prekės elemento (product, item ar offer)',
+  },
+  'catalog.feed_fetch_failed': { en: 'The feed could not be fetched: {detail}', lt: 'Srauto nepavyko parsiųsti: {detail}' },
+  'catalog.feed_http_status': { en: 'The feed URL answered HTTP {status}', lt: 'Srauto adresas atsakė HTTP {status}' },
+  'catalog.feed_url_refused': { en: 'The feed URL is refused: {detail}', lt: 'Srauto adresas atmestas: {detail}' },
+  'catalog.feed_file_missing': { en: 'The uploaded file is no longer available', lt: 'Įkeltas failas nebepasiekiamas' },
+  'catalog.import_interrupted': {
+    en: 'The import was interrupted {attempts} times (a node stopped while running it) and was given up',
+    lt: 'Importas buvo nutrauktas {attempts} kartus (mazgas sustojo jo vykdymo metu), todėl atsisakyta',
+  },
+  'catalog.item_no_name': { en: 'The item has no name; skipped', lt: 'Prekė neturi pavadinimo; praleista' },
+  'catalog.item_no_key': {
+    en: 'The item has no id, external_id, sku or ean; skipped',
+    lt: 'Prekė neturi id, external_id, sku ar ean; praleista',
+  },
+  'catalog.item_too_large': { en: 'The item holds more than {limit} characters of text; skipped', lt: 'Prekėje daugiau nei {limit} simbolių teksto; praleista' },
+  'catalog.item_value_too_long': {
+    en: '{field} is longer than {limit} characters; skipped',
+    lt: '{field} ilgesnis nei {limit} simbolių; praleista',
+  },
+  'catalog.item_price_invalid': { en: '{field} "{value}" is not a price; skipped', lt: '{field} „{value}“ nėra kaina; praleista' },
+  'catalog.item_price_decimals': {
+    en: '{field} "{value}" has more than 4 decimal places; skipped',
+    lt: '{field} „{value}“ turi daugiau nei 4 skaitmenis po kablelio; praleista',
+  },
+  'catalog.item_value_unreadable': {
+    en: '{field} "{value}" could not be read; left empty',
+    lt: '{field} „{value}“ neperskaitomas; paliktas tuščias',
+  },
+  'catalog.item_duplicate': {
+    en: 'Another item with the key {key} came earlier in this feed; skipped',
+    lt: 'Ankstesnė šio srauto prekė turi tą patį raktą {key}; praleista',
+  },
+  'catalog.item_unknown_category': {
+    en: 'Category id {id} is not defined in the feed; not linked',
+    lt: 'Kategorija su id {id} sraute neapibrėžta; nesusieta',
+  },
+  'catalog.mapping_unknown_field': { en: 'Not a product field', lt: 'Ne prekės laukas' },
+  'catalog.file_required': { en: 'Send the feed as multipart field "file" or as an XML body', lt: 'Siųskite srautą kaip multipart lauką „file“ arba XML turinį' },
+  'catalog.unsupported_media_type': {
+    en: 'Unsupported content type; send multipart/form-data, application/xml, text/xml or application/gzip',
+    lt: 'Nepalaikomas turinio tipas; siųskite multipart/form-data, application/xml, text/xml arba application/gzip',
+  },
+  'catalog.malformed_form': { en: 'The multipart form is malformed or incomplete', lt: 'Netinkama arba nepilna multipart forma' },
+  'catalog.mapping_not_json': { en: 'Must be a JSON object of field → tag', lt: 'Turi būti JSON objektas laukas → žyma' },
+  'resource.product': { en: 'Product', lt: 'Prekė' },
+  'resource.import': { en: 'Import', lt: 'Importas' },
+  'resource.feed': { en: 'Feed subscription', lt: 'Srauto prenumerata' },
+} as const;
+
+type CatalogMessages = typeof catalogMessages;
+declare module '../../shared/i18n.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- adds this module's keys
+  interface Messages extends CatalogMessages {}
+}

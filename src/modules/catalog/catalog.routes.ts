@@ -1,0 +1,104 @@
+// The catalogue on the Shop interface (API credentials, DESIGN.md §9):
+//   GET /{locale}/shop/products, /shop/products/{id}, /shop/categories,
+//   GET /{locale}/shop/products/categories, /shop/products/sync-status
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../infra/auth.js';
+import { binaryBooleansInQuery } from '../../infra/http-core.js';
+import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
+import { unwrap } from '../../shared/errors.js';
+import { pageWindow } from '../../shared/pagination.js';
+import { Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams } from '../../shared/schemas.js';
+import { Category, CategoryInUse, Product, ProductSyncStatus, ProductsQuery } from './catalog.schemas.js';
+import type { CatalogService } from './catalog.service.js';
+
+export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService }> = async (app, { catalog }) => {
+  app.get(
+    '/:locale/shop/products',
+    {
+      config: { auth: 'api' },
+      preValidation: binaryBooleansInQuery('in_stock', 'featured', 'is_active'),
+      schema: {
+        tags: ['catalog'],
+        summary: "The partner's products",
+        description: 'Active products by default (inactive ones only with is_active=false), ordered by id, with `meta` pagination.',
+        params: LocaleParams,
+        querystring: ProductsQuery,
+        response: { 200: ListEnvelope(Product), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req) => {
+      const page = pageWindow(req.query);
+      const { q, category_id, in_stock, featured, is_active } = req.query;
+      const { items, total } = await catalog.listProducts(
+        principalOf(req, 'api').partnerId,
+        {
+          isActive: is_active ?? true,
+          ...(q !== undefined ? { q } : {}),
+          ...(category_id !== undefined ? { categoryId: category_id } : {}),
+          ...(in_stock !== undefined ? { inStock: in_stock } : {}),
+          ...(featured !== undefined ? { featured } : {}),
+        },
+        page,
+      );
+      return listWithMeta(req, items, page, total);
+    },
+  );
+
+  app.get(
+    '/:locale/shop/products/sync-status',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Product synchronisation status',
+        params: LocaleParams,
+        response: { 200: Envelope(ProductSyncStatus), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, await catalog.syncStatus(principalOf(req, 'api').partnerId)),
+  );
+
+  app.get(
+    '/:locale/shop/products/categories',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Categories of active products, with how many each has',
+        params: LocaleParams,
+        response: { 200: Envelope(Type.Array(CategoryInUse)), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, await catalog.categoriesInUse(principalOf(req, 'api').partnerId)),
+  );
+
+  app.get(
+    '/:locale/shop/products/:id',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['catalog'],
+        summary: 'One product (active or not)',
+        params: LocaleIdParams,
+        response: { 200: Envelope(Product), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, unwrap(await catalog.getProduct(principalOf(req, 'api').partnerId, req.params.id))),
+  );
+
+  app.get(
+    '/:locale/shop/categories',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['catalog'],
+        summary: "Every category of the partner's catalogue",
+        description: 'As imported from feeds, ordered by id; `path` names the categories from the top down.',
+        params: LocaleParams,
+        response: { 200: Envelope(Type.Array(Category)), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, await catalog.categories(principalOf(req, 'api').partnerId)),
+  );
+};

@@ -1,0 +1,259 @@
+// Items out of a feed's text, streaming: saxes (docs/decisions.md "XML feed parser") fed
+// chunk by chunk; nothing but the item being read is kept. An item is the first recognised
+// repeating element (product, item, offer — with whatever parent) and every later element of
+// the same name under a parent of the same name. Its tags are its own attributes, then its
+// child elements (text content) and grandchildren as `child/grandchild`.
+//
+// Hostile input stops the parse with a FeedError (line and column): a DOCTYPE declaring
+// entities (XXE, billion laughs — nothing is expanded or fetched, saxes knows only the five
+// predefined entities anyway), one construct (a text node, a comment, a DOCTYPE) longer than
+// MAX_CONSTRUCT_CHARS that saxes would have to buffer whole, or nesting deeper than MAX_DEPTH.
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { GOOGLE_NS, ITEM_NAMES, tagKey, type Dialect } from './feed-format.js';
+
+/** An expected failure of a feed (malformed, hostile, too big, unreachable), with its position when known. */
+export class FeedError extends Error {
+  constructor(
+    readonly key: string,
+    readonly params: Record<string, string | number> = {},
+    readonly line: number | null = null,
+    readonly column: number | null = null,
+  ) {
+    super(key);
+    this.name = 'FeedError';
+  }
+}
+
+export interface RawItem {
+  /** Line of the item's start tag. */
+  line: number;
+  column: number;
+  /** Tag (lower-case; `child/grandchild` for nested) → values in document order. */
+  tags: Map<string, string[]>;
+  /** Over MAX_ITEM_CHARS of text: the values are incomplete and the item is refused. */
+  oversize: boolean;
+}
+
+/** A category defined outside the items (YML `categories/category[@id,@parentId]`). */
+export interface CategoryDefinition {
+  id: string;
+  parentId: string | null;
+  name: string;
+  line: number;
+}
+
+export interface FeedParserHandlers {
+  item(item: RawItem): void;
+  category?(definition: CategoryDefinition): void;
+  /** Once the root element is open (the dialect is known). */
+  root?(dialect: Dialect): void;
+}
+
+/** Text an item may carry in all (1 MiB): more is refused, and not kept. */
+export const MAX_ITEM_CHARS = 1024 * 1024;
+/** Characters saxes may hold for one construct before the feed is refused (memory bound). */
+export const MAX_CONSTRUCT_CHARS = 8 * 1024 * 1024;
+const MAX_DEPTH = 64;
+const MAX_DISTINCT_TAGS = 200;
+
+const ENTITY_DECLARATION = /<!ENTITY/i;
+/** "12:7: unexpected close tag." → "unexpected close tag" */
+const stripPosition = (message: string) => message.replace(/^(?:[^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
+
+export class FeedParser {
+  private readonly parser = new SaxesParser({ position: true });
+  private readonly names: string[] = [];
+  private readonly prefixes = new Map<string, string>();
+  private dialect: Dialect = 'generic';
+  /** The item element as first found: its name and its parent's name. */
+  private itemName: string | undefined;
+  private itemParent: string | null | undefined;
+  private item: RawItem | undefined;
+  private itemDepth = 0;
+  private itemChars = 0;
+  private child: { key: string; text: string; nested: boolean } | undefined;
+  private grandchild: { key: string; text: string } | undefined;
+  private categoryDef: { id: string; parentId: string | null; text: string; line: number } | undefined;
+  private lastEventAt = 0;
+  /** Every distinct tag seen in items, with the name as written (for validate). */
+  readonly tagNames = new Map<string, string>();
+  itemsFound = 0;
+
+  constructor(private readonly handlers: FeedParserHandlers) {
+    const p = this.parser;
+    p.on('error', (err) => {
+      throw new FeedError('catalog.feed_malformed', { detail: stripPosition(err.message) }, p.line, p.column);
+    });
+    p.on('doctype', (doctype) => {
+      this.mark();
+      if (ENTITY_DECLARATION.test(doctype)) throw new FeedError('catalog.feed_entities', {}, p.line, p.column);
+    });
+    p.on('opentag', (node) => this.openTag(node as SaxesTagPlain));
+    p.on('closetag', () => this.closeTag());
+    p.on('text', (text) => this.text(text));
+    p.on('cdata', (text) => this.text(text));
+    p.on('comment', () => this.mark());
+    p.on('processinginstruction', () => this.mark());
+    p.on('xmldecl', () => this.mark());
+  }
+
+  /** The item element as the spec names them ("offers/offer", "item", …), once found. */
+  get itemElement(): string | null {
+    if (this.itemName === undefined) return null;
+    const name = this.local(this.itemName);
+    const parent = this.itemParent === null || this.itemParent === undefined ? null : this.local(this.itemParent);
+    return parent !== null && parent.toLowerCase() === `${name.toLowerCase()}s` ? `${parent}/${name}` : name;
+  }
+
+  write(text: string): void {
+    this.parser.write(text);
+    if (this.parser.position - this.lastEventAt > MAX_CONSTRUCT_CHARS) {
+      throw new FeedError('catalog.feed_construct_too_large', { limit: MAX_CONSTRUCT_CHARS }, this.parser.line, this.parser.column);
+    }
+  }
+
+  /** End of input: an unclosed document is malformed. */
+  close(): void {
+    this.parser.close();
+  }
+
+  private mark(): void {
+    this.lastEventAt = this.parser.position;
+  }
+
+  private local(name: string): string {
+    const colon = name.indexOf(':');
+    return colon < 0 ? name : name.slice(colon + 1);
+  }
+
+  /** The tag key of an element or attribute name: Google's namespace reads by local name. */
+  private key(name: string): string {
+    const colon = name.indexOf(':');
+    if (colon > 0 && this.prefixes.get(name.slice(0, colon)) === GOOGLE_NS) return tagKey(name.slice(colon + 1));
+    return tagKey(name);
+  }
+
+  private noteTag(key: string, name: string): void {
+    if (this.tagNames.size < MAX_DISTINCT_TAGS && !this.tagNames.has(key)) this.tagNames.set(key, name);
+  }
+
+  private openTag(node: SaxesTagPlain): void {
+    this.mark();
+    const p = this.parser;
+    const names = this.names;
+    const parent = names.length > 0 ? names[names.length - 1]! : null;
+    names.push(node.name);
+    if (names.length > MAX_DEPTH) throw new FeedError('catalog.feed_too_deep', { limit: MAX_DEPTH }, p.line, p.column);
+    const attributes = node.attributes as Record<string, string>;
+    for (const name in attributes) {
+      if (name.startsWith('xmlns:')) this.prefixes.set(name.slice(6), attributes[name]!);
+    }
+    if (parent === null) {
+      this.dialect = this.rootDialect(node.name);
+      this.handlers.root?.(this.dialect);
+    }
+
+    if (this.item) {
+      const rel = names.length - this.itemDepth;
+      if (rel === 1) this.child = { key: this.key(node.name), text: '', nested: false };
+      else if (rel >= 2 && this.child) this.child.nested = true;
+      if (rel === 2 && this.child) this.grandchild = { key: `${this.child.key}/${this.key(node.name)}`, text: '' };
+      return;
+    }
+    if (this.isItemStart(node.name, parent)) {
+      const tags = new Map<string, string[]>();
+      for (const name in attributes) {
+        if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+        const key = this.key(name);
+        this.noteTag(key, name);
+        const list = tags.get(key);
+        if (list) list.push(attributes[name]!);
+        else tags.set(key, [attributes[name]!]);
+      }
+      this.item = { line: p.line, column: p.column, tags, oversize: false };
+      this.itemDepth = names.length;
+      this.itemChars = 0;
+      return;
+    }
+    if (parent !== null && this.local(node.name).toLowerCase() === 'category' && this.local(parent).toLowerCase() === 'categories') {
+      const id = attributes.id;
+      if (id !== undefined && id.trim() !== '') {
+        const parentId = attributes.parentId ?? attributes.parentid ?? null;
+        this.categoryDef = { id: id.trim(), parentId: parentId === null || parentId.trim() === '' ? null : parentId.trim(), text: '', line: p.line };
+      }
+    }
+  }
+
+  private isItemStart(name: string, parent: string | null): boolean {
+    if (this.itemName === undefined) {
+      if (!ITEM_NAMES.has(this.local(name).toLowerCase())) return false;
+      this.itemName = name;
+      this.itemParent = parent;
+      return true;
+    }
+    return name === this.itemName && parent === this.itemParent;
+  }
+
+  private rootDialect(name: string): Dialect {
+    if (name.toLowerCase() === 'yml_catalog') return 'yml';
+    for (const uri of this.prefixes.values()) if (uri === GOOGLE_NS) return 'google';
+    return 'generic';
+  }
+
+  private text(text: string): void {
+    this.mark();
+    if (this.item) {
+      if (!this.child || this.item.oversize) return;
+      this.itemChars += text.length;
+      if (this.itemChars > MAX_ITEM_CHARS) {
+        this.item.oversize = true;
+        return;
+      }
+      this.child.text += text;
+      if (this.grandchild) this.grandchild.text += text;
+    } else if (this.categoryDef) {
+      if (this.categoryDef.text.length < 10_000) this.categoryDef.text += text;
+    }
+  }
+
+  private push(key: string, name: string, text: string): void {
+    const value = text.trim();
+    if (value === '') return;
+    this.noteTag(key, name);
+    const tags = this.item!.tags;
+    const list = tags.get(key);
+    if (list) list.push(value);
+    else tags.set(key, [value]);
+  }
+
+  private closeTag(): void {
+    this.mark();
+    const names = this.names;
+    const name = names[names.length - 1]!;
+    if (this.item) {
+      const rel = names.length - this.itemDepth;
+      if (rel === 2 && this.grandchild) {
+        const parentName = names[names.length - 2]!;
+        this.push(this.grandchild.key, `${parentName}/${name}`, this.grandchild.text);
+        this.grandchild = undefined;
+      } else if (rel === 1 && this.child) {
+        // An element with elements inside reads as their text, white space collapsed.
+        this.push(this.child.key, name, this.child.nested ? this.child.text.replace(/\s+/g, ' ') : this.child.text);
+        this.child = undefined;
+      } else if (rel === 0) {
+        const item = this.item;
+        this.item = undefined;
+        this.itemsFound++;
+        names.pop();
+        this.handlers.item(item);
+        return;
+      }
+    } else if (this.categoryDef && this.local(name).toLowerCase() === 'category') {
+      const def = this.categoryDef;
+      this.categoryDef = undefined;
+      const text = def.text.trim();
+      if (text !== '') this.handlers.category?.({ id: def.id, parentId: def.parentId, name: text, line: def.line });
+    }
+    names.pop();
+  }
+}

@@ -1,0 +1,374 @@
+// XML feed imports (DESIGN.md §9): queueing them (from a URL, optionally kept as a feed
+// re-imported every N minutes, or from an uploaded file), their history and statistics,
+// feed subscriptions, the synchronous validation, and the worker that runs them.
+import type { Readable } from 'node:stream';
+import type { Database, Executor, Tx } from '../../infra/db/index.js';
+import type { FileStore, StoredFile } from '../../infra/files.js';
+import { checkPublicUrl, safeGetStream, SafeFetchError, type ResolveAll } from '../../infra/safe-url.js';
+import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
+import { t, type Locale, type MessageKey } from '../../shared/i18n.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import { iso } from '../../shared/time.js';
+import { addFieldError, isPlainObject } from '../../shared/validation.js';
+import type { FieldMapping, ImportMode, ImportStatus, StoredImportError } from './catalog.tables.js';
+import { ITEM_ELEMENTS, mappedTags, PRODUCT_FIELDS, resolveMapping, SPEC_MAPPING, type Dialect, type ResolvedMapping } from './feed-format.js';
+import { FeedError, FeedParser, type RawItem } from './feed-parser.js';
+import { feedText } from './feed-reader.js';
+import { ImportWorker, type ImportProgress } from './import-job.js';
+import type { ImportedOffers } from './imported-offers.js';
+import { importsRepository as repo, type FeedRow, type ImportRow } from './imports.repository.js';
+import { mapItem, type MappedProduct } from './product-mapper.js';
+
+export interface ImportRecordView {
+  id: number;
+  source: 'url' | 'file';
+  url: string | null;
+  filename: string | null;
+  status: ImportStatus;
+  mode: ImportMode;
+  started_at: string | null;
+  finished_at: string | null;
+  items_seen: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  deactivated: number;
+  skipped: number;
+  errors_count: number;
+  errors: Array<{ line: number | null; message: string }>;
+}
+
+export interface FeedView {
+  id: number;
+  url: string;
+  mode: ImportMode;
+  mapping: FieldMapping | null;
+  every_minutes: number;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_import_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ImportStatsView {
+  imports_total: number;
+  completed: number;
+  failed: number;
+  last_import_at: string | null;
+  products_total: number;
+  products_active: number;
+  items_imported_total: number;
+}
+
+export interface ValidationView {
+  valid: boolean;
+  item_element: string | null;
+  items_found: number;
+  fields: Record<string, string>;
+  unmapped_tags: string[];
+  errors: Array<{ line: number | null; column: number | null; message: string }>;
+  sample: Array<Record<string, unknown>>;
+}
+
+export interface ImportOptions {
+  mapping: FieldMapping | null;
+  mode: ImportMode;
+}
+
+export interface XmlImportOptions {
+  database: Database;
+  fileStore: FileStore;
+  offers: ImportedOffers;
+  publish(channel: string, event: string, data: unknown): Promise<void>;
+  maxBytes: number;
+  timeoutMs: number;
+  leaseMs: number;
+  concurrency: number;
+  pollIntervalMs: number;
+  allowPrivateUrls: boolean;
+  resolve?: ResolveAll;
+  log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}
+
+const MAX_VALIDATION_ERRORS = 100;
+const SAMPLE_SIZE = 3;
+
+export function errorMessage(locale: Locale, e: StoredImportError): string {
+  return t(locale, e.key as MessageKey, e.params);
+}
+
+export function importView(row: ImportRow, locale: Locale): ImportRecordView {
+  return {
+    id: row.id,
+    source: row.source,
+    url: row.url,
+    filename: row.filename,
+    status: row.status,
+    mode: row.mode,
+    started_at: iso(row.startedAt),
+    finished_at: iso(row.finishedAt),
+    items_seen: row.itemsSeen,
+    created: row.created,
+    updated: row.updated,
+    unchanged: row.unchanged,
+    deactivated: row.deactivated,
+    skipped: row.skipped,
+    errors_count: row.errorsCount,
+    errors: row.errors.map((e) => ({ line: e.line, message: errorMessage(locale, e) })),
+  };
+}
+
+function feedView(row: FeedRow): FeedView {
+  return {
+    id: row.id,
+    url: row.url,
+    mode: row.mode,
+    mapping: row.mapping,
+    every_minutes: row.everyMinutes,
+    next_run_at: iso(row.nextRunAt),
+    last_run_at: iso(row.lastRunAt),
+    last_import_id: row.lastImportId,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** A mapped product as validate shows it: the product's fields, categories by name. */
+function sampleView(p: MappedProduct): Record<string, unknown> {
+  const { importKey: _key, hash: _hash, categories, price, discounted_price, ...fields } = p;
+  return {
+    ...fields,
+    price: price === null ? null : Number(price),
+    discounted_price: discounted_price === null ? null : Number(discounted_price),
+    categories: categories.map((c) => (c.path ? { name: c.path[c.path.length - 1], path: c.path.join(' > ') } : { name: null, path: null, feed_category_id: c.key.slice(3) })),
+  };
+}
+
+/**
+ * `mapping` as sent (object, or JSON text in a form field or query): Shape A problems on
+ * `mapping.<field>` for a field the products do not have or a tag that cannot be one.
+ */
+export function checkMapping(value: unknown, errors: FieldErrors): FieldMapping | null {
+  if (value === undefined || value === null || value === '') return null;
+  let mapping = value;
+  if (typeof value === 'string') {
+    try {
+      mapping = JSON.parse(value);
+    } catch {
+      addFieldError(errors, 'mapping', 'catalog.mapping_not_json');
+      return null;
+    }
+  }
+  if (!isPlainObject(mapping)) {
+    addFieldError(errors, 'mapping', 'catalog.mapping_not_json');
+    return null;
+  }
+  const out: FieldMapping = {};
+  for (const [field, tag] of Object.entries(mapping)) {
+    if (!(PRODUCT_FIELDS as readonly string[]).includes(field)) addFieldError(errors, `mapping.${field}`, 'catalog.mapping_unknown_field');
+    else if (typeof tag !== 'string' || !/^[A-Za-z_][A-Za-z0-9_.:-]{0,99}(\/[A-Za-z_][A-Za-z0-9_.:-]{0,99})?$/.test(tag)) {
+      addFieldError(errors, `mapping.${field}`, 'validation.pattern');
+    } else out[field] = tag;
+  }
+  return out;
+}
+
+export class XmlImportService {
+  readonly worker: ImportWorker;
+
+  constructor(private readonly opts: XmlImportOptions) {
+    this.worker = new ImportWorker(opts.database, {
+      fileStore: opts.fileStore,
+      offers: opts.offers,
+      publish: (partnerId, progress) => this.publishProgress(partnerId, progress),
+      maxBytes: opts.maxBytes,
+      timeoutMs: opts.timeoutMs,
+      leaseMs: opts.leaseMs,
+      concurrency: opts.concurrency,
+      pollIntervalMs: opts.pollIntervalMs,
+      allowPrivateUrls: opts.allowPrivateUrls,
+      ...(opts.resolve ? { resolve: opts.resolve } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+  }
+
+  get maxBytes(): number {
+    return this.opts.maxBytes;
+  }
+
+  get files(): FileStore {
+    return this.opts.fileStore;
+  }
+
+  publishProgress(partnerId: number, progress: ImportProgress): void {
+    this.opts
+      .publish(`private-partner.${partnerId}`, 'import.progress', progress)
+      .catch((err: unknown) => this.opts.log?.warn({ err }, 'catalog import: progress event not published'));
+  }
+
+  /** A URL the import may fetch (checked again at every connection): Shape A on `url` if not. */
+  async checkUrl(url: string): Promise<Result<void>> {
+    const verdict = await checkPublicUrl(url, { allowPrivate: this.opts.allowPrivateUrls, ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}) });
+    if (verdict.ok) return ok(undefined);
+    return fail('VALIDATION', { fields: { url: [{ key: 'catalog.feed_url_refused', params: { detail: verdict.reason } }] } });
+  }
+
+  /** Queues an import of a URL; with `everyMinutes`, keeps the URL as a feed (one per partner and URL). */
+  async queueFromUrl(tx: Tx, partnerId: number, url: string, opts: ImportOptions & { everyMinutes?: number }): Promise<ImportRow> {
+    const feed = opts.everyMinutes === undefined ? undefined : await repo.upsertFeed(tx, { partnerId, url, mode: opts.mode, mapping: opts.mapping, everyMinutes: opts.everyMinutes });
+    const row = await repo.insert(tx, { partnerId, feedId: feed?.id ?? null, source: 'url', url, mode: opts.mode, mapping: opts.mapping });
+    if (feed) await repo.setFeedLastImport(tx, feed.id, row.id);
+    return row;
+  }
+
+  queueFromFile(tx: Executor, partnerId: number, file: StoredFile, filename: string | null, opts: ImportOptions): Promise<ImportRow> {
+    return repo.insert(tx, { partnerId, source: 'file', filename, fileKey: file.key, mode: opts.mode, mapping: opts.mapping });
+  }
+
+  /** A file over XML_IMPORT_MAX_BYTES: recorded as a failed import at once. */
+  recordTooLarge(partnerId: number, filename: string | null, opts: ImportOptions): Promise<ImportRow> {
+    return repo.insertFailed(
+      this.opts.database.db,
+      { partnerId, source: 'file', filename, mode: opts.mode, mapping: opts.mapping },
+      { line: null, key: 'catalog.feed_too_large', params: { limit: this.opts.maxBytes } },
+    );
+  }
+
+  /** After the queueing transaction committed. */
+  announceQueued(row: ImportRow): void {
+    this.publishProgress(row.partnerId, { import_id: row.id, status: row.status, items_seen: 0 });
+    this.worker.wake();
+  }
+
+  async get(partnerId: number, id: number, locale: Locale): Promise<Result<ImportRecordView>> {
+    const row = await repo.find(this.opts.database.db, partnerId, id);
+    return row ? ok(importView(row, locale)) : missing('resource.import', 'import_id');
+  }
+
+  async history(partnerId: number, page: PageWindow, locale: Locale): Promise<{ items: ImportRecordView[]; total: number }> {
+    const { rows, total } = await repo.list(this.opts.database.db, partnerId, page.perPage, page.offset);
+    return { items: rows.map((r) => importView(r, locale)), total };
+  }
+
+  async stats(partnerId: number): Promise<ImportStatsView> {
+    const s = await repo.stats(this.opts.database.db, partnerId);
+    return {
+      imports_total: s.imports_total,
+      completed: s.completed,
+      failed: s.failed,
+      last_import_at: s.last_import_at === null ? null : new Date(s.last_import_at).toISOString(),
+      products_total: s.products_total,
+      products_active: s.products_active,
+      items_imported_total: s.items_imported_total,
+    };
+  }
+
+  async feeds(partnerId: number, page: PageWindow): Promise<{ items: FeedView[]; total: number }> {
+    const { rows, total } = await repo.listFeeds(this.opts.database.db, partnerId, page.perPage, page.offset);
+    return { items: rows.map(feedView), total };
+  }
+
+  async deleteFeed(partnerId: number, id: number): Promise<Result<void>> {
+    return (await repo.deleteFeed(this.opts.database.db, partnerId, id)) ? ok(undefined) : missing('resource.feed');
+  }
+
+  fieldMappings() {
+    return { item_elements: [...ITEM_ELEMENTS], fields: SPEC_MAPPING.map((m) => ({ field: m.field, tags: [...m.tags] })) };
+  }
+
+  /** Validates a URL's feed: fetched as an import would fetch it. */
+  async validateUrl(url: string, mapping: FieldMapping | null, locale: Locale): Promise<ValidationView> {
+    try {
+      const res = await safeGetStream(url, {
+        allowPrivate: this.opts.allowPrivateUrls,
+        headers: { 'accept-encoding': 'gzip' },
+        timeoutMs: this.opts.timeoutMs,
+        ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}),
+      });
+      if (res.status !== 200) {
+        res.body.destroy();
+        return this.invalid(locale, new FeedError('catalog.feed_http_status', { status: res.status }));
+      }
+      return await this.validate(res.body, mapping, locale);
+    } catch (err) {
+      if (err instanceof SafeFetchError) {
+        return this.invalid(locale, new FeedError(err.code === 'refused' ? 'catalog.feed_url_refused' : 'catalog.feed_fetch_failed', { detail: err.message.slice(0, 300) }));
+      }
+      throw err;
+    }
+  }
+
+  private invalid(locale: Locale, err: FeedError): ValidationView {
+    return {
+      valid: false,
+      item_element: null,
+      items_found: 0,
+      fields: {},
+      unmapped_tags: [],
+      errors: [{ line: err.line, column: err.column, message: t(locale, err.key as MessageKey, { ...err.params, line: err.line ?? 0, column: err.column ?? 0 }) }],
+      sample: [],
+    };
+  }
+
+  /**
+   * Reads a whole feed as an import would, writing nothing: where the items are, which tag
+   * fed which field, which tags no field reads, the first problems and the first products.
+   */
+  async validate(source: Readable | AsyncIterable<Buffer>, overrides: FieldMapping | null, locale: Locale): Promise<ValidationView> {
+    let dialect: Dialect = 'generic';
+    let mapping: ResolvedMapping | undefined;
+    const errors: ValidationView['errors'] = [];
+    const fields: Record<string, string> = {};
+    const sample: Array<Record<string, unknown>> = [];
+    const addError = (line: number | null, column: number | null, e: StoredImportError) => {
+      if (errors.length < MAX_VALIDATION_ERRORS) errors.push({ line, column, message: errorMessage(locale, e) });
+    };
+    const onItem = (raw: RawItem) => {
+      mapping ??= resolveMapping(dialect, overrides);
+      const result = mapItem(raw, mapping, dialect);
+      if (!result.ok) {
+        addError(raw.line, raw.column, result.error);
+        return;
+      }
+      for (const w of result.warnings) addError(raw.line, raw.column, w);
+      for (const [field, tag] of Object.entries(result.tags)) fields[field] ??= tag;
+      if (sample.length < SAMPLE_SIZE) sample.push(sampleView(result.product));
+    };
+    const parser = new FeedParser({ item: onItem, root: (d) => (dialect = d) });
+    let failure: FeedError | undefined;
+    try {
+      for await (const text of feedText(source as AsyncIterable<Buffer>, { maxBytes: this.opts.maxBytes })) parser.write(text);
+      parser.close();
+    } catch (err) {
+      if (!(err instanceof FeedError)) throw err;
+      failure = err;
+    }
+    if (failure) {
+      errors.unshift({ line: failure.line, column: failure.column, message: t(locale, failure.key as MessageKey, { ...failure.params, line: failure.line ?? 0, column: failure.column ?? 0 }) });
+    } else if (parser.itemElement === null) {
+      errors.unshift({ line: null, column: null, message: t(locale, 'catalog.feed_no_items') });
+    }
+    const known = mappedTags(mapping ?? resolveMapping(dialect, overrides));
+    // The parent of a nested tag a field reads (`categories` of `categories/category`) is not unmapped.
+    for (const tag of [...known]) if (tag.includes('/')) known.add(tag.slice(0, tag.indexOf('/')));
+    const unmapped = [...parser.tagNames.entries()].filter(([key]) => !known.has(key) && key !== 'oldprice' && key !== 'categoryid').map(([, name]) => name);
+    return {
+      valid: failure === undefined && parser.itemElement !== null,
+      item_element: parser.itemElement,
+      items_found: parser.itemsFound,
+      fields,
+      unmapped_tags: unmapped.sort(),
+      errors: errors.slice(0, MAX_VALIDATION_ERRORS),
+      sample,
+    };
+  }
+
+  start(): Promise<void> {
+    return this.worker.start();
+  }
+
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+}

@@ -1,0 +1,186 @@
+// Outgoing webhooks, for any module (first: SMS delivery receipts, DESIGN.md §4):
+//
+//   const eventId = await webhooks.enqueue(tx, { partnerId, eventType: 'sms.status', url, payload });
+//
+// enqueue writes the delivery in the caller's transaction — the event is announced if and
+// only if it commits — and the worker (start/stop) POSTs it, signed with the partner's
+// secret (DESIGN.md §7), retrying with backoff. Every attempt is kept and shown to the partner.
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../../infra/db/index.js';
+import { checkPublicUrl, type UrlCheckResult } from '../../infra/safe-url.js';
+import type { PageWindow } from '../../shared/pagination.js';
+import { iso } from '../../shared/time.js';
+import { webhooksRepository as repo, type AttemptRow, type DeliveryRow } from './webhooks.repository.js';
+import { newWebhookSecret } from './webhooks.signing.js';
+import { WebhookWorker, type WorkerLogger } from './webhooks.worker.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Waits after each failed attempt: attempts at about 0, 30 s, 2.5 min, 12.5 min, 1 h 12 min,
+ * 5 h 12 min, 13 h 12 min and 25 h 12 min — 8 attempts spanning more than 24 h — then `failed`.
+ */
+export const DEFAULT_BACKOFF_MS: readonly number[] = [30 * SECOND, 2 * MINUTE, 10 * MINUTE, HOUR, 4 * HOUR, 8 * HOUR, 12 * HOUR];
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookEvent {
+  partnerId: number;
+  /** Sent as X-Loyalty-Event, e.g. "sms.status". */
+  eventType: string;
+  url: string;
+  /** Serialised once with JSON.stringify; that exact text is sent and signed on every attempt. */
+  payload: unknown;
+}
+
+export interface WebhookDeliveryView {
+  id: number;
+  event_id: string;
+  event_type: string;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due; null once delivered or failed. */
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptView {
+  attempt_no: number;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
+export type WebhookDeliveryDetail = Omit<WebhookDeliveryView, 'attempts'> & { attempts: WebhookAttemptView[] };
+
+export interface WebhooksOptions {
+  /** ALLOW_PRIVATE_URLS. */
+  allowPrivateUrls: boolean;
+  /** WEBHOOK_TIMEOUT_MS: deadline of one attempt. */
+  timeoutMs: number;
+  /** Waits after each failed attempt (default DEFAULT_BACKOFF_MS); attempts = length + 1. */
+  backoffMs?: readonly number[];
+  /** How often the worker looks for due deliveries without being woken (default 500 ms). */
+  pollIntervalMs?: number;
+  /** Deliveries in flight at once on this node (default 16). */
+  concurrency?: number;
+  log?: WorkerLogger;
+}
+
+/** What tests and callers may tune beyond the configuration. */
+export type WebhooksTuning = Pick<WebhooksOptions, 'backoffMs' | 'pollIntervalMs' | 'concurrency'>;
+
+export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
+  return {
+    id: row.id,
+    event_id: row.eventId,
+    event_type: row.eventType,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    created_at: iso(row.createdAt),
+    delivered_at: iso(row.deliveredAt),
+  };
+}
+
+export function attemptView(row: AttemptRow): WebhookAttemptView {
+  return {
+    attempt_no: row.attemptNo,
+    attempted_at: iso(row.attemptedAt),
+    status_code: row.statusCode,
+    error: row.error,
+    duration_ms: row.durationMs,
+  };
+}
+
+export class WebhooksService {
+  private readonly worker: WebhookWorker;
+
+  constructor(
+    private readonly database: Database,
+    private readonly opts: WebhooksOptions,
+  ) {
+    this.worker = new WebhookWorker(database, (partnerId) => this.getSecret(partnerId), {
+      allowPrivateUrls: opts.allowPrivateUrls,
+      timeoutMs: opts.timeoutMs,
+      backoffMs: opts.backoffMs ?? DEFAULT_BACKOFF_MS,
+      pollIntervalMs: opts.pollIntervalMs ?? 500,
+      concurrency: opts.concurrency ?? 16,
+      log: opts.log,
+    });
+  }
+
+  /** The partner's signing secret, created on first use. */
+  async getSecret(partnerId: number): Promise<string> {
+    return (await repo.findSecret(this.database.db, partnerId)) ?? repo.ensureSecret(this.database.db, partnerId, newWebhookSecret());
+  }
+
+  /** Issues a new secret; from now on only it signs (retries of older events included). */
+  rotate(partnerId: number): Promise<string> {
+    return repo.replaceSecret(this.database.db, partnerId, newWebhookSecret());
+  }
+
+  /**
+   * Checks a URL the way deliveries will: http(s), no credentials, and a public address
+   * unless ALLOW_PRIVATE_URLS. For validating a URL when it is given (422 on the field);
+   * the address is checked again at every delivery. A bound function: pass it around freely.
+   */
+  readonly checkUrl = (url: string): Promise<UrlCheckResult> => checkPublicUrl(url, { allowPrivate: this.opts.allowPrivateUrls });
+
+  /**
+   * Queues an event in the caller's transaction `tx` (or autocommit with the plain db);
+   * nothing is sent unless it commits. Returns the event id (X-Loyalty-Event-Id).
+   */
+  async enqueue(tx: Executor, event: WebhookEvent): Promise<string> {
+    const body = JSON.stringify(event.payload);
+    if (body === undefined) throw new TypeError('webhook payload is not JSON-serialisable');
+    const eventId = randomUUID();
+    await repo.insertDelivery(tx, { eventId, partnerId: event.partnerId, eventType: event.eventType, url: event.url, body });
+    return eventId;
+  }
+
+  async listDeliveries(partnerId: number, page: PageWindow): Promise<{ items: WebhookDeliveryView[]; total: number }> {
+    const { rows, total } = await repo.list(this.database.db, partnerId, page.perPage, page.offset);
+    return { items: rows.map(deliveryView), total };
+  }
+
+  async getDelivery(partnerId: number, id: number): Promise<WebhookDeliveryDetail | undefined> {
+    const row = await repo.find(this.database.db, partnerId, id);
+    if (!row) return undefined;
+    const attempts = await repo.attemptsOf(this.database.db, row.id);
+    return { ...deliveryView(row), attempts: attempts.map(attemptView) };
+  }
+
+  /** A delivery by its event id, whoever owns it (for other modules and tests). */
+  async findByEventId(eventId: string): Promise<WebhookDeliveryDetail | undefined> {
+    const row = await repo.findByEventId(this.database.db, eventId);
+    if (!row) return undefined;
+    const attempts = await repo.attemptsOf(this.database.db, row.id);
+    return { ...deliveryView(row), attempts: attempts.map(attemptView) };
+  }
+
+  /** Starts delivering on this node (several nodes may run it on one database). */
+  start(): Promise<void> {
+    return this.worker.start();
+  }
+
+  /** Stops delivering; interrupted attempts are handed back to be retried at once. */
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  /** Look for due deliveries now rather than at the next poll. */
+  wake(): void {
+    this.worker.wake();
+  }
+}

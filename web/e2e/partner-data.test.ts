@@ -1,0 +1,86 @@
+// The partner console with data on it, in a real browser: the overview's per-day figures
+// match the ledger, transactions filter and export as CSV, SMS statuses refresh until
+// delivered, a message's attachment downloads; and the console works by keyboard alone.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { apiHeaders, request } from '../../test/helpers/http.js';
+import { openNav, signIn } from './helpers/console.js';
+import { PARTNER_PAGES, seededApp } from './helpers/pages.js';
+
+describe('partner console with data', () => {
+  const s = seededApp();
+
+  it('shows the partner’s figures: overview per day, transactions, SMS status, the message with its file', async () => {
+    const { t, demo, browser } = s;
+    const page = await browser.context.newPage();
+    await signIn(page, `${t.url}/dashboard/`, demo.partner.email, demo.partner.password, 'Overview');
+    const today = new Date().toISOString().slice(0, 10);
+    const kpi = (label: string) => page.locator('.kpis > div').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
+    await page.getByRole('figure').first().waitFor();
+    assert.equal(await kpi('Transactions, 30 days').innerText(), '2');
+    assert.equal(await kpi('Customers').innerText(), '1');
+    // The chart's figures, as the table under it gives them to screen readers.
+    const pointsFigure = page.getByRole('figure').filter({ hasText: 'Points awarded and deducted per day' });
+    await pointsFigure.getByText('Figures of').click();
+    const todayRow = pointsFigure.getByRole('row').filter({ has: page.getByRole('rowheader', { name: today }) });
+    // Awarded today, as the ledger has it: every positive entry that is not a reversal (the
+    // demo seed's own entries included — its coupon was bought with points).
+    const history = await request(t.url, 'GET', '/en/shop/points?card_id=1&per_page=100', { headers: apiHeaders(demo.api_key) });
+    assert.equal(history.status, 200, history.text);
+    const awarded = (history.body.data as Array<{ type: string; points: number; created_at: string }>)
+      .filter((e) => e.points > 0 && e.type !== 'reversal' && e.created_at.startsWith(today))
+      .reduce((sum, e) => sum + e.points, 0);
+    assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [String(awarded), '0']);
+
+    await openNav(page, 'Transactions');
+    await page.getByLabel('Type').selectOption('purchase');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('cell', { name: 'R-2' }).waitFor();
+    assert.match(page.url(), /type=purchase/);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = await (await download).path().then((p) => import('node:fs/promises').then((fs) => fs.readFile(p!, 'utf8')));
+    assert.match(csv, /R-1/);
+    assert.match(csv, /R-2/);
+
+    await openNav(page, 'SMS');
+    await page.getByRole('cell', { name: '+37060000123' }).waitFor();
+    // Delivered by the simulator while the page refreshes statuses.
+    await page.getByText('Delivered', { exact: true }).waitFor({ timeout: 20_000 });
+
+    await openNav(page, 'Messages');
+    const file = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'senders.csv' }).click();
+    assert.equal(await (await file).suggestedFilename(), 'senders.csv');
+    await page.close();
+  });
+
+  it('works by keyboard: every navigation link is reachable, a form submits with Enter', async () => {
+    const { t, browser } = s;
+    const page = await browser.context.newPage();
+    // Signed in by the test above (the session is kept in this browser's storage).
+    await page.goto(`${t.url}/dashboard/api-keys`);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.locator('body').focus();
+    const reached = new Set<string>();
+    for (let i = 0; i < 40 && reached.size < PARTNER_PAGES.length; i++) {
+      await page.keyboard.press('Tab');
+      const name = await page.evaluate(() => (document.activeElement?.closest('nav') ? document.activeElement.textContent : null));
+      if (name) reached.add(name);
+    }
+    assert.deepEqual([...reached].sort(), [...PARTNER_PAGES].sort());
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate(() => document.activeElement?.getAttribute('name') === 'name')) break;
+    }
+    await page.keyboard.type('Keyboard till');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('api-secret').waitFor();
+    await page.close();
+  });
+
+  it('produced no script errors, CSP violations or failed requests', () => {
+    assert.deepEqual(s.browser.problems, []);
+    assert.deepEqual(s.browser.httpErrors, []);
+  });
+});
