@@ -19,6 +19,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Processes serving the port (Node's cluster module); 1 = this process alone. */
+  webConcurrency: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -375,6 +377,13 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     r.problems.push('JWT_SECRET must be at least 32 characters');
   }
   const embedded = databaseUrl === undefined;
+  const webConcurrency = r.int('WEB_CONCURRENCY', 1, 1, 64);
+  if (webConcurrency > 1 && embedded) {
+    r.problems.push('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded store serves one process');
+  }
+  if (webConcurrency > 1 && redisUrl === undefined) {
+    r.problems.push('WEB_CONCURRENCY above 1 needs REDIS_URL: rate limits and realtime channels are shared between processes through Redis');
+  }
   // Demo data and test phones are for a first look on a developer's machine: never by
   // default on a production database or in production mode, only when set explicitly.
   const firstLook = embedded && nodeEnv !== 'production';
@@ -388,6 +397,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     dataDir,
     databaseUrl,
     databasePoolMax: r.int('DATABASE_POOL_MAX', 10, 1, 1000),
+    webConcurrency,
     redisUrl,
     redisKeyPrefix: r.str('REDIS_KEY_PREFIX', 'loyalty:'),
     logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),

@@ -1,7 +1,11 @@
 // Process entry: config → app → listen → (demo seed) → banner; graceful SIGTERM.
+// With WEB_CONCURRENCY=N above 1 this process is a supervisor (src/cluster.ts) and N workers
+// run the service, sharing the port.
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.js';
+import { announceReady, runSupervisor } from './cluster.js';
 import { baseUrlOf, ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoCredentials, saveDemoCredentials } from './modules/demo/demo-credentials-file.js';
 import type { DemoCredentials } from './modules/demo/demo.service.js';
@@ -67,6 +71,7 @@ function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefin
 
 async function main() {
   const config = loadOrExit();
+  if (config.webConcurrency > 1 && cluster.isPrimary) return runSupervisor(config);
   const { fastify, context } = await buildApp(config);
 
   let closing = false;
@@ -89,6 +94,8 @@ async function main() {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // A worker whose supervisor is gone stops too, rather than serve on unsupervised.
+  if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 
   let port: number;
   let demo: DemoCredentials | undefined;
@@ -101,7 +108,10 @@ async function main() {
     await fastify.close().catch(() => undefined);
     throw err;
   }
-  process.stdout.write(`${banner(baseUrlOf(config, port), config, demo)}\n`);
+  const text = `${banner(baseUrlOf(config, port), config, demo)}\n`;
+  // A worker hands its banner to the supervisor, which prints one for all.
+  if (cluster.isWorker) announceReady(text);
+  else process.stdout.write(text);
 }
 
 main().catch((err: unknown) => {
