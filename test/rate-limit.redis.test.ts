@@ -15,7 +15,7 @@ import { apiHeaders, request, type Response } from './helpers/http.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIMIT = 6;
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 180_000;
 
 interface Node {
   child: ChildProcess;

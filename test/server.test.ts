@@ -16,7 +16,7 @@ import type { Env } from './helpers/app.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
 
 const SERVER = path.resolve('src/server.ts');
-const START_TIMEOUT_MS = 90_000;
+const START_TIMEOUT_MS = 180_000;
 
 interface Server {
   child: ChildProcess;
@@ -161,7 +161,9 @@ describe('server process (new-user path, embedded)', () => {
   });
 
   it('starts on a fresh data directory and prints the URL, docs and demo credentials', async () => {
-    first = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: dataDir }));
+    // At debug level the server also logs each request as it arrives, which the SIGTERM test
+    // below waits for; everything else is what a new user sees.
+    first = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }));
     b = await banner(first);
     assert.match(first.stdout(), /API docs: +http:\/\/localhost:\d+\/docs/);
     assert.match(first.stdout(), /Dashboard: +http:\/\/localhost:\d+\/dashboard\/ /);
@@ -197,9 +199,20 @@ describe('server process (new-user path, embedded)', () => {
   it('request logs carry the path, never the query string or the secret', async () => {
     const base = viaIpv4(b.baseUrl);
     await request(base, 'GET', '/en/shop/loyalty-cards/info?card_number=9123456789012345', { headers: apiHeaders(b) });
-    await waitFor(first, (out) => (out.includes('/en/shop/loyalty-cards/info') ? true : undefined), 'the request log');
+    // One `request completed` line per request: method, path, status and time together.
+    const completed = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.endsWith('}'))
+        .map((l) => JSON.parse(l) as { msg: string; request_id: string; req?: { method: string; url: string }; res?: { statusCode: number }; responseTime?: number })
+        .filter((l) => l.msg === 'request completed' && l.req?.url === '/en/shop/loyalty-cards/info');
+    const [line] = await waitFor(first, (out) => (completed(out).length > 0 ? completed(out) : undefined), 'the request log');
+    assert.equal(line!.req!.method, 'GET');
+    assert.equal(line!.res!.statusCode, 404);
+    assert.equal(typeof line!.responseTime, 'number');
     // The log lines (JSON); the banner before them prints the demo credentials on purpose.
     const logLines = first.stdout().split('\n').filter((l) => l.startsWith('{'));
+    assert.equal(logLines.filter((l) => l.includes(line!.request_id) && l.includes('"request completed"')).length, 1);
     assert.ok(logLines.some((l) => l.includes('/en/shop/loyalty-cards/info')));
     assert.ok(!logLines.some((l) => l.includes('9123456789012345')), 'no query string in the log');
     assert.ok(!logLines.some((l) => l.includes(b.curlSecret)), 'the API secret is not logged');

@@ -313,6 +313,7 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    req.log.debug({ req }, 'incoming request');
     const routeUrl = req.routeOptions.url;
     if (routeUrl?.startsWith('/:locale/')) {
       const locale = (req.params as { locale?: string }).locale;
@@ -341,6 +342,11 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
       for (const field of fields) errors[field] = [{ key: 'validation.unstorable_text' }];
       throw new AppError(isSmsPath(req.url) ? 'SMS_VALIDATION' : 'VALIDATION', { fields: errors });
     }
+  });
+
+  // The request log: one line when the response has gone.
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 
   app.setNotFoundHandler((req, reply) => {

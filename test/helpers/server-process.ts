@@ -18,7 +18,7 @@ export interface ServerProcess {
 }
 
 /** Start the server and resolve once it printed its banner ("is listening on …"). */
-export async function startServerProcess(env: Env, timeoutMs = 60_000): Promise<ServerProcess> {
+export async function startServerProcess(env: Env, timeoutMs = 180_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
