@@ -167,6 +167,16 @@ describe('loadConfig', () => {
     assert.deepEqual(short, ['LOYALTY_ADMIN_PASSWORD must be at least 10 characters']);
   });
 
+  it('runs one process by default; WEB_CONCURRENCY above 1 needs PostgreSQL and Redis', () => {
+    assert.equal(loadConfig({}).webConcurrency, 1);
+    const pg = 'postgres://u@db/loyalty';
+    const redis = 'redis://cache:6379';
+    assert.equal(loadConfig({ WEB_CONCURRENCY: '4', DATABASE_URL: pg, REDIS_URL: redis }).webConcurrency, 4);
+    assert.deepEqual(problemsOf({ WEB_CONCURRENCY: '2' }).map((p) => /needs (\w+)/.exec(p)?.[1]).sort(), ['DATABASE_URL', 'REDIS_URL']);
+    assert.match(problemsOf({ WEB_CONCURRENCY: '2', DATABASE_URL: pg }).join('\n'), /WEB_CONCURRENCY above 1 needs REDIS_URL/);
+    assert.match(problemsOf({ WEB_CONCURRENCY: '0' }).join('\n'), /WEB_CONCURRENCY must be an integer from 1 to 64/);
+  });
+
   describe('APP_TEST_PHONES', () => {
     it('defaults to one test phone on the embedded store and none with DATABASE_URL', () => {
       assert.deepEqual(loadConfig({}).appTestPhones, { '+37060000000': '123456' });
