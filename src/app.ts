@@ -92,11 +92,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         }),
       },
     },
+    genReqId: () => randomUUID(),
     // One line per request, written by http-core when the response has gone (method, path,
     // status, time): Fastify's own pair of lines doubled the logging cost of a cheap request.
-    disableRequestLogging: true,
-    genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     // The schemas bound the input; keep parameters from becoming a resource sink.

@@ -6,7 +6,15 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
-import { smsAccountLedger, smsAccounts, smsSenders } from './sms.tables.js';
+import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
+
+/** A message as `chargeAndQueue` writes it (the columns a send sets; the rest take their defaults). */
+export type QueuedMessage = Required<
+  Pick<
+    typeof smsMessages.$inferInsert,
+    'id' | 'partnerId' | 'source' | 'destination' | 'country' | 'body' | 'encoding' | 'transliterated' | 'parts' | 'pricePerPart' | 'cost' | 'receipt' | 'marketingConsent' | 'carrier'
+  >
+> & { scheduledAt: Date | null; validityAt: Date | null; receiptUrl: string | null; nextAttemptAt: Date; createdAt: Date };
 
 export interface SmsAccountView {
   partner_id: number;
@@ -169,6 +177,60 @@ export class SmsAccountsService {
     }
     await tx.insert(smsAccountLedger).values({ partnerId, kind: 'charge', amount: formatAmount(-amount), balanceAfter: row.balance, messageId });
     return { ok: true };
+  }
+
+  /**
+   * What a send needs to know, in one read without a lock: whether `source` is an approved
+   * sender of the partner, and the account's transliteration default and prices.
+   */
+  async sendContext(partnerId: number, source: string, exec: Executor = this.db): Promise<{ approved: boolean; transliterate: boolean; prices: PriceTable }> {
+    const res = (await exec.execute(sql`
+      select exists (select 1 from ${smsSenders} where ${smsSenders.partnerId} = ${partnerId} and ${smsSenders.name} = ${source}) as approved,
+             a.prices, a.transliterate
+      from (select 1) one
+      left join ${smsAccounts} a on a.partner_id = ${partnerId}`)) as unknown as {
+      rows: Array<{ approved: boolean; prices: PriceTable | null; transliterate: boolean | null }>;
+    };
+    const row = res.rows[0]!;
+    return { approved: row.approved, transliterate: row.transliterate ?? false, prices: { ...this.defaultPrices, ...(row.prices ?? {}) } };
+  }
+
+  /**
+   * Charge `amount` and queue the message in ONE statement: the balance update, the message,
+   * its `queued` event and the ledger line are written together or not at all (nothing when
+   * the balance is too low), and the account row is locked only while this statement runs.
+   */
+  async chargeAndQueue(
+    exec: Executor,
+    partnerId: number,
+    amount: bigint,
+    m: QueuedMessage,
+  ): Promise<{ ok: true } | { ok: false; balance: string }> {
+    const text = formatAmount(amount);
+    const at = (d: Date | null) => (d === null ? null : d.toISOString());
+    const res = (await exec.execute(sql`
+      with charged as (
+        update ${smsAccounts} set balance = balance - ${text}::numeric, updated_at = now()
+        where partner_id = ${partnerId} and balance >= ${text}::numeric
+        returning balance
+      ), msg as (
+        insert into ${smsMessages} (id, partner_id, source, destination, country, body, encoding, transliterated, parts,
+          price_per_part, cost, scheduled_at, validity_at, receipt, receipt_url, marketing_consent, carrier, next_attempt_at, created_at)
+        select ${m.id}, ${m.partnerId}, ${m.source}, ${m.destination}, ${m.country}, ${m.body}, ${m.encoding}, ${m.transliterated},
+          ${m.parts}, ${m.pricePerPart}::numeric, ${m.cost}::numeric, ${at(m.scheduledAt)}::timestamptz, ${at(m.validityAt)}::timestamptz,
+          ${m.receipt}, ${m.receiptUrl}, ${m.marketingConsent}, ${m.carrier}, ${at(m.nextAttemptAt)}::timestamptz, ${at(m.createdAt)}::timestamptz
+        from charged
+        returning id, created_at
+      ), queued as (
+        insert into ${smsStatusEvents} (message_id, status, at) select id, 'queued', created_at from msg
+      ), ledger as (
+        insert into ${smsAccountLedger} (partner_id, kind, amount, balance_after, message_id)
+        select ${partnerId}, 'charge', ${formatAmount(-amount)}::numeric, balance, ${m.id} from charged
+      )
+      select balance from charged`)) as unknown as { rows: Array<{ balance: string }> };
+    if (res.rows.length > 0) return { ok: true };
+    const [account] = await exec.select({ balance: smsAccounts.balance }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
+    return { ok: false, balance: formatAmount(parseAmount(account?.balance ?? '0') ?? 0n) };
   }
 
   /** What a send needs to know of the account, read without a lock. */

@@ -109,8 +109,8 @@ export const smsRoutes: FastifyPluginAsyncTypebox<{ sms: SmsService; idempotency
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
       if (req.validationError) rejectWithAllErrors(req, await sms.sendFieldErrors(objectOrEmpty(req.body)));
-      const body = await idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => {
-        const result = unwrap(await sms.send(partnerId, req.body, tx));
+      const body = await idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec, inTransaction) => {
+        const result = unwrap(await sms.send(partnerId, req.body, exec, inTransaction));
         const { encoding, transliterated, ...data } = result;
         return { status: 200, body: { ...envelopeOf(req, data, 'sms.queued'), encoding, transliterated } };
       });

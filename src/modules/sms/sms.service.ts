@@ -111,6 +111,13 @@ function consentView(row: typeof smsConsents.$inferSelect): ConsentRecord {
   };
 }
 
+/** Carries a refusal out of a transaction it must roll back. */
+class RolledBack extends Error {
+  constructor(readonly result: Result<never>) {
+    super('rolled back');
+  }
+}
+
 export class SmsService {
   constructor(
     private readonly deps: {
@@ -196,22 +203,35 @@ export class SmsService {
   }
 
   /**
-   * Validate, charge and queue in the caller's transaction. A failed Result after the message
-   * was inserted must roll that transaction back: callers throw it (`unwrap`) inside it.
+   * Validate, charge and queue. On the hot path (no Idempotency-Key, no consent to record) this
+   * is two statements and no explicit transaction: a read of the sender and the account's
+   * settings, then one statement that charges, queues and records together or not at all, so
+   * the account row stays locked only for that statement. Inside the caller's transaction
+   * (`inTransaction`) a failed Result must roll it back: callers throw it (`unwrap`).
    */
-  async send(partnerId: number, input: SendInput, tx: Executor): Promise<Result<SendResult>> {
+  async send(partnerId: number, input: SendInput, exec: Executor, inTransaction = true): Promise<Result<SendResult>> {
+    if (!inTransaction && input.marketing_consent === true) {
+      // The consent is written with the message: both in one transaction.
+      return this.deps.db.transaction(async (tx) => {
+        const result = await this.send(partnerId, input, tx, true);
+        if (!result.ok) throw new RolledBack(result);
+        return result;
+      }).catch((err: unknown) => {
+        if (err instanceof RolledBack) return err.result;
+        throw err;
+      });
+    }
     const checked = await this.validateSend(input);
     if (!checked.ok) return checked;
     const { destination, scheduled, validity } = checked.value;
 
-    if (!(await this.deps.accounts.isApprovedSender(partnerId, input.source, tx))) {
-      const senders = await this.deps.accounts.senders(partnerId, tx);
+    const account = await this.deps.accounts.sendContext(partnerId, input.source, exec);
+    if (!account.approved) {
+      const senders = await this.deps.accounts.senders(partnerId, exec);
       return fail('SENDER_NOT_APPROVED', {
         params: { senders: senders.length > 0 ? senders.join(', ') : '—' },
       });
     }
-
-    const account = await this.deps.accounts.sendSettings(partnerId, tx);
     const wantsTransliteration = input.transliterate ?? account.transliterate;
     const text = wantsTransliteration ? transliterate(input.message) : { text: input.message, changed: false };
     const shape = layout(text.text);
@@ -219,35 +239,38 @@ export class SmsService {
     const cost = price * BigInt(shape.parts);
 
     const id = `msg_${randomToken(16)}`;
-    const [row] = await tx
-      .insert(smsMessages)
-      .values({
-        id,
-        partnerId,
-        source: input.source,
-        destination: destination.e164,
-        country: destination.country,
-        body: text.text,
-        encoding: shape.encoding,
-        transliterated: text.changed,
-        parts: shape.parts,
-        pricePerPart: formatAmount(price),
-        cost: formatAmount(cost),
-        scheduledAt: scheduled,
-        validityAt: validity,
-        receipt: input.receipt === true,
-        receiptUrl: input.receipt === true ? (input.receiptURL ?? null) : null,
-        marketingConsent: input.marketing_consent === true,
-        carrier: this.deps.carrierName,
-        nextAttemptAt: scheduled ?? this.clock.now(),
-        createdAt: this.clock.now(),
-      })
-      .returning();
-    await this.deps.lifecycle.queued(tx, row!);
+    const now = this.clock.now();
+    const charged = await this.deps.accounts.chargeAndQueue(exec, partnerId, cost, {
+      id,
+      partnerId,
+      source: input.source,
+      destination: destination.e164,
+      country: destination.country,
+      body: text.text,
+      encoding: shape.encoding,
+      transliterated: text.changed,
+      parts: shape.parts,
+      pricePerPart: formatAmount(price),
+      cost: formatAmount(cost),
+      scheduledAt: scheduled,
+      validityAt: validity,
+      receipt: input.receipt === true,
+      receiptUrl: input.receipt === true ? (input.receiptURL ?? null) : null,
+      marketingConsent: input.marketing_consent === true,
+      carrier: this.deps.carrierName,
+      nextAttemptAt: scheduled ?? now,
+      createdAt: now,
+    });
+    if (!charged.ok) {
+      const meta = { balance: amountToJson(charged.balance), required: amountToJson(formatAmount(cost)) };
+      return fail('QUOTA_EXCEEDED', {
+        items: [{ field: 'balance', code: 'QUOTA_EXCEEDED', key: 'sms.balance_too_low', params: { balance: meta.balance, required: meta.required }, meta }],
+      });
+    }
 
     let consentRegistered = false;
     if (input.marketing_consent === true) {
-      await this.recordConsent(tx, partnerId, destination.e164, {
+      await this.recordConsent(exec, partnerId, destination.e164, {
         consent_given: true,
         consent_source: 'api',
         client_ip: input.client_ip,
@@ -256,15 +279,6 @@ export class SmsService {
         messageId: id,
       });
       consentRegistered = true;
-    }
-    // The charge is the last write: the account row stays locked only until commit. A refusal
-    // rolls back the message above with everything else.
-    const charged = await this.deps.accounts.charge(tx, partnerId, cost, id);
-    if (!charged.ok) {
-      const meta = { balance: amountToJson(charged.balance), required: amountToJson(formatAmount(cost)) };
-      return fail('QUOTA_EXCEEDED', {
-        items: [{ field: 'balance', code: 'QUOTA_EXCEEDED', key: 'sms.balance_too_low', params: { balance: meta.balance, required: meta.required }, meta }],
-      });
     }
     return ok({
       message_id: id,
