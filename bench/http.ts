@@ -13,7 +13,10 @@
 //   BENCH_WARMUP=3          seconds of discarded warm-up per target
 //   BENCH_CONNECTIONS=32    concurrent connections
 //   BENCH_ROUNDS=1          measure every target this many times, alternating
-//   BENCH_WITH_LOGS=1       also measure Loyalty with LOG_LEVEL=info (request logs on)
+//   BENCH_LOG_LEVEL=info    Loyalty's LOG_LEVEL (default info, as users run it: one request log line
+//                           per request, stdout to a file)
+//   BENCH_ALSO_WARN=1       also measure a second Loyalty at LOG_LEVEL=warn (no request logs)
+//   WEB_CONCURRENCY=N       Loyalty's worker processes (N > 1 needs DATABASE_URL and REDIS_URL)
 //   BENCH_QUIET_WAIT=0      on a shared machine: before each measurement, wait up to this many
 //                           seconds for the machine to be idle (< 10% of a core busy for 1 s)
 //   BENCH_SKIP_BUILD=1      use the existing dist/ instead of running `npm run build`
@@ -54,7 +57,9 @@ const settings = {
   warmup: intSetting('BENCH_WARMUP', 3, 0),
   connections: intSetting('BENCH_CONNECTIONS', 32, 1),
   rounds: intSetting('BENCH_ROUNDS', 1, 1),
-  withLogs: flag('BENCH_WITH_LOGS'),
+  logLevel: (env.BENCH_LOG_LEVEL?.trim() || 'info') as 'info' | 'warn',
+  alsoWarn: flag('BENCH_ALSO_WARN'),
+  webConcurrency: intSetting('WEB_CONCURRENCY', 1, 1),
   quietWait: intSetting('BENCH_QUIET_WAIT', 0, 0),
   skipBuild: flag('BENCH_SKIP_BUILD'),
   loyaltyEntry: env.BENCH_LOYALTY_ENTRY?.trim() || 'dist/server.js',
@@ -214,7 +219,7 @@ interface Sample {
 }
 
 interface Target {
-  id: 'bare' | 'loyalty' | 'loyalty_info_logs';
+  id: 'bare' | 'loyalty' | 'loyalty_warn' | 'loyalty_info';
   label: string;
   url: string;
   headers: Record<string, string>;
@@ -377,6 +382,7 @@ async function startLoyalty(tmp: string, store: Store, logLevel: 'warn' | 'info'
     PORT: '0',
     RATE_LIMIT_DISABLED: 'true',
     LOG_LEVEL: logLevel,
+    WEB_CONCURRENCY: String(settings.webConcurrency),
   });
   const stdoutFile = path.join(tmp, `loyalty-${logLevel}.out`);
   const child = startChild(`Loyalty (LOG_LEVEL=${logLevel})`, [...settings.loyaltyNodeArgs, settings.loyaltyEntry], childEnv, stdoutFile);
@@ -399,7 +405,7 @@ async function startLoyalty(tmp: string, store: Store, logLevel: 'warn' | 'info'
     status === 401 ? undefined : 'a wrong secret must be refused with 401',
   );
   const target: Target = {
-    id: logLevel === 'warn' ? 'loyalty' : 'loyalty_info_logs',
+    id: logLevel === settings.logLevel ? 'loyalty' : `loyalty_${logLevel}`,
     label: `Loyalty POST /en/shop/validate-credentials, LOG_LEVEL=${logLevel}`,
     url,
     headers,
@@ -532,17 +538,20 @@ async function main() {
     say(`Loyalty HTTP benchmark: ${settings.connections} connections, ${settings.duration} s per target` +
       `${settings.rounds > 1 ? ` × ${settings.rounds} alternating rounds` : ''}, after ${settings.warmup} s of warm-up`);
     say(`  node ${process.version}, Fastify ${fastifyVersion}, ${cpus} CPU(s) (${os.cpus()[0]?.model ?? 'unknown model'})`);
-    say(`  Loyalty: ${settings.loyaltyEntry}, ${store.label}, Redis ${settings.redisUrl ? 'on' : 'off'}, RATE_LIMIT_DISABLED=true, metrics on`);
-    say(`  Loyalty logs at LOG_LEVEL=warn: request logging is off (Fastify logs requests at info)` +
-      `${settings.withLogs ? '; a second instance runs at LOG_LEVEL=info, stdout to a file' : ''}`);
+    say(`  Loyalty: ${settings.loyaltyEntry}, ${store.label}, Redis ${settings.redisUrl ? 'on' : 'off'}, NODE_ENV=production, metrics on`);
+    say(`  non-default settings: RATE_LIMIT_DISABLED=true` +
+      `${settings.webConcurrency > 1 ? `, WEB_CONCURRENCY=${settings.webConcurrency} (server CPU columns count the supervisor only)` : ''}` +
+      `${settings.logLevel !== 'info' ? `, LOG_LEVEL=${settings.logLevel}` : ''}`);
+    say(`  Loyalty logs at LOG_LEVEL=${settings.logLevel} (stdout to a file)` +
+      `${settings.alsoWarn ? '; a second instance runs at LOG_LEVEL=warn (no request logs)' : ''}`);
     say('  Each server is a child process; autocannon runs in this process; one server is loaded at a time, the others frozen.');
     if (cpus < 2) say('  warning: fewer than 2 CPUs: the load generator and the server share one core');
     say('');
 
     const bare = await startBare(tmp);
-    const loyalty = await startLoyalty(tmp, store, 'warn', undefined);
-    const withLogs = settings.withLogs ? (await startLoyalty(tmp, store, 'info', loyalty.creds)).target : undefined;
-    const targets = [bare, loyalty.target, ...(withLogs ? [withLogs] : [])];
+    const loyalty = await startLoyalty(tmp, store, settings.logLevel, undefined);
+    const quiet = settings.alsoWarn && settings.logLevel !== 'warn' ? (await startLoyalty(tmp, store, 'warn', loyalty.creds)).target : undefined;
+    const targets = [bare, loyalty.target, ...(quiet ? [quiet] : [])];
 
     for (const t of targets) await alone(t, targets, () => warmUp(t));
     for (let r = 1; r <= settings.rounds; r++) {
@@ -554,8 +563,8 @@ async function main() {
     const [b, l, i] = targets.map(summarise) as [Summary, Summary, Summary | undefined];
     const ratio = l.rps / b.rps;
     const cpuRatio = b.usPerRequest !== undefined && l.usPerRequest !== undefined ? b.usPerRequest / l.usPerRequest : undefined;
-    const ratioLogs = i ? i.rps / b.rps : undefined;
-    const logBytes = withLogs ? statSync(withLogs.child.stdoutFile).size : undefined;
+    const ratioWarn = i ? i.rps / b.rps : undefined;
+    const logBytes = statSync(loyalty.target.child.stdoutFile).size;
 
     say('');
     say(table(targets.map(summarise)));
@@ -567,9 +576,8 @@ async function main() {
     if (cpuRatio !== undefined) {
       say(`server CPU per request, bare/Loyalty: ${cpuRatio.toFixed(2)}   (${fmt(b.usPerRequest!, 1)} vs ${fmt(l.usPerRequest!, 1)} µs)`);
     }
-    if (ratioLogs !== undefined && logBytes !== undefined) {
-      say(`ratio Loyalty/bare with LOG_LEVEL=info: ${ratioLogs.toFixed(2)}   (${fmt(logBytes / 1e6, 1)} MB of request logs written)`);
-    }
+    say(`request logs written at LOG_LEVEL=${settings.logLevel}: ${fmt(logBytes / 1e6, 1)} MB`);
+    if (ratioWarn !== undefined) say(`ratio Loyalty/bare with LOG_LEVEL=warn: ${ratioWarn.toFixed(2)}`);
     const noisy = targets.map(summarise).filter((r) => (r.otherCpu ?? 0) > 0.15);
     if (noisy.length > 0) {
       say(`warning: other work kept ${noisy.map((r) => pct(r.otherCpu)).join(' / ')} of a core busy during ` +
@@ -590,13 +598,15 @@ async function main() {
       cpus,
       store: settings.databaseUrl ? 'postgresql' : 'pglite',
       redis: settings.redisUrl !== undefined,
-      log_level: 'warn',
+      log_level: settings.logLevel,
+      web_concurrency: settings.webConcurrency,
+      log_bytes: logBytes,
       bare: jsonOf(b),
       loyalty: jsonOf(l),
-      ...(i ? { loyalty_info_logs: { ...jsonOf(i), log_bytes: logBytes } } : {}),
+      ...(i ? { loyalty_warn: jsonOf(i) } : {}),
       ratio: round(ratio, 3),
       cpu_per_request_ratio: round(cpuRatio, 3),
-      ...(ratioLogs !== undefined ? { ratio_info_logs: round(ratioLogs, 3) } : {}),
+      ...(ratioWarn !== undefined ? { ratio_warn: round(ratioWarn, 3) } : {}),
     }));
   } finally {
     await cleanup();

@@ -6,15 +6,16 @@
 //      the balance in one transaction;
 //   2. the same with an Idempotency-Key on every request (a transaction holds the key with
 //      the award), and on ONE card (every request queues on the same row lock: the worst case);
-//   3. the reference, in the same run on the same server: pgbench's built-in TPC-B-like
-//      transaction (`pgbench -i` into a scratch database), 16 clients.
+//   3. the reference, in the same run on the same server while it is idle (before the
+//      service's load): pgbench's built-in TPC-B-like transaction at scale 16 (no artificial
+//      contention on one branch row), 16 clients.
 // Afterwards `loyalty ledger verify` must find every balance equal to its ledger.
 //
 // Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), BENCH_CARDS (1000), DATABASE_URL.
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { PGBENCH_DB, pgbenchTps, startBenchServer } from './postgres.js';
+import { PGBENCH_DB, pgbenchTps, settingsLine, startBenchServer } from './postgres.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -35,6 +36,9 @@ async function main() {
       [seed.partner_id, seed.programme_id],
     );
     const cardIds = cards.map((r: { id: number }) => r.id);
+
+    // The reference first, on an idle server.
+    const tps = pgbenchTps(PGBENCH_DB, CONNECTIONS, DURATION);
 
     let keySeq = 0;
     const run = (duration: number, pickCard: () => number, withKey = false) =>
@@ -70,18 +74,18 @@ async function main() {
     const report = JSON.parse(verify.stdout) as { ok: boolean; transactions: number };
     if (!report.ok) throw new Error(`ledger verify found differences:\n${verify.stdout}`);
 
-    const tps = pgbenchTps(PGBENCH_DB, CONNECTIONS, DURATION);
     const awards = spread.requests.average;
     const hotAwards = hot.requests.average;
     const keyedAwards = keyed.requests.average;
     const lines = [
       '',
       `Points benchmark — PostgreSQL, ${CONNECTIONS} clients, ${DURATION} s, ${CARDS} cards, node ${process.version}, ${os.cpus().length} cores`,
+      `  settings: NODE_ENV=production, LOG_LEVEL=info unless listed; non-default: ${settingsLine()}`,
       '',
       `  awards/s over ${CARDS} cards     ${awards.toFixed(0).padStart(8)}   (p50 ${spread.latency.p50} ms, p99 ${spread.latency.p99} ms)`,
       `  … with Idempotency-Key      ${keyedAwards.toFixed(0).padStart(8)}   (p50 ${keyed.latency.p50} ms, p99 ${keyed.latency.p99} ms)`,
       `  awards/s on one card        ${hotAwards.toFixed(0).padStart(8)}   (p50 ${hot.latency.p50} ms, p99 ${hot.latency.p99} ms)`,
-      `  pgbench TPC-B-like tps      ${tps.toFixed(0).padStart(8)}   (reference, same server, same run)`,
+      `  pgbench TPC-B-like tps      ${tps.toFixed(0).padStart(8)}   (reference: same server, same run, idle, -s ${CONNECTIONS})`,
       '',
       `  awards / pgbench            ${(awards / tps).toFixed(2).padStart(8)}`,
       `  with key / pgbench          ${(keyedAwards / tps).toFixed(2).padStart(8)}`,

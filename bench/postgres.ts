@@ -32,10 +32,10 @@ export async function drop(name: string) {
 
 /**
  * `pgbench -i -s {scale}` into `database`, then its TPC-B-like run: transactions per second.
- * At scale 1 every transaction updates the one branch row (a hot-row workload); a scale of at
- * least the number of clients leaves no artificial contention.
+ * At scale 1 every transaction updates the one branch row (a hot-row workload); the default
+ * scale, the number of clients, leaves no artificial contention. Run it on an idle server.
  */
-export function pgbenchTps(database: string, clients: number, seconds: number, scale = 1): number {
+export function pgbenchTps(database: string, clients: number, seconds: number, scale = clients): number {
   const u = new URL(urlFor(database));
   const args = ['-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres')];
   const init = spawnSync('pgbench', [...args, '-i', '-q', '-s', String(scale), database], { encoding: 'utf8' });
@@ -48,9 +48,34 @@ export function pgbenchTps(database: string, clients: number, seconds: number, s
   return Number(m[1]);
 }
 
+/** Settings every PostgreSQL bench server runs with; the ones users would not set are listed by `settingsLine`. */
+const BASE_ENV = {
+  LOYALTY_DEMO_SEED: 'true',
+  RATE_LIMIT_DISABLED: 'true',
+  NODE_ENV: 'production',
+};
+
+/** The non-default settings of a bench server, to print beside its figures. */
+export function settingsLine(env: Record<string, string> = {}): string {
+  const shown = { RATE_LIMIT_DISABLED: 'true', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...benchEnv(), ...env };
+  return Object.entries(shown)
+    .filter(([k, v]) => !(k === 'LOG_LEVEL' && v === 'info'))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+}
+
+/** Settings passed through from the bench's own environment (WEB_CONCURRENCY, DATABASE_POOL_MAX, REDIS_URL presence). */
+function benchEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of ['WEB_CONCURRENCY', 'DATABASE_POOL_MAX']) if (process.env[k]) out[k] = process.env[k]!;
+  return out;
+}
+
 /**
- * A scratch database and the real server on it (demo data seeded, limits off), plus a
+ * A scratch database and the real server on it (demo data seeded, limits off, NODE_ENV=production,
+ * LOG_LEVEL=info unless BENCH_LOG_LEVEL says otherwise, Redis when REDIS_URL is set), plus a
  * client on the same database; `done()` stops and drops everything, the pgbench one too.
+ * The server's log lines are read and discarded, as a terminal or a log shipper would.
  */
 export async function startBenchServer(name: string, env: Record<string, string> = {}) {
   const db = `loyalty_bench_${name}`;
@@ -61,14 +86,16 @@ export async function startBenchServer(name: string, env: Record<string, string>
     childEnv({
       DATABASE_URL: urlFor(db),
       LOYALTY_DATA_DIR: dataDir,
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
-      LOG_LEVEL: 'warn',
-      DATABASE_POOL_MAX: '20',
-      NODE_ENV: 'production',
+      ...BASE_ENV,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      ...benchEnv(),
       ...env,
     }),
   );
+  // Keep reading the logs (a full pipe would stall the server) without keeping them.
+  server.child.stdout!.removeAllListeners('data');
+  server.child.stdout!.resume();
   if (!server.apiKey) throw new Error('the demo seed printed no API key');
   const client = new pg.Client({ connectionString: urlFor(db) });
   await client.connect();
