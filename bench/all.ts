@@ -19,8 +19,31 @@ const env: NodeJS.ProcessEnv = {
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
 };
 
+interface PointsResult {
+  connections: number;
+  cards: number;
+  awards_per_s: number;
+  keyed_awards_per_s: number;
+  one_card_awards_per_s: number;
+  pgbench_tps: number;
+  p99_ms: number;
+}
+interface SmsResult {
+  connections: number;
+  sends_per_s: number;
+  handover_p50_ms: number;
+  handover_p95_ms: number;
+  pgbench_tps: number;
+  p99_ms: number;
+}
+interface HttpResult {
+  connections: number;
+  bare: { rps: number; rps_per_round?: number[] };
+  loyalty: { rps: number; p99_ms: number; rps_per_round?: number[] };
+}
+
 /** Run one bench script; its output streams to stderr; the last JSON line is its result. */
-function run(script: string, extra: NodeJS.ProcessEnv = {}): Record<string, any> {
+function run<T>(script: string, extra: NodeJS.ProcessEnv = {}): T {
   process.stderr.write(`\n── ${script}${Object.keys(extra).length ? ` ${JSON.stringify(extra)}` : ''}\n`);
   const r = spawnSync(process.execPath, ['--import', 'tsx', script], { env: { ...env, ...extra }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   process.stderr.write(r.stdout);
@@ -28,7 +51,7 @@ function run(script: string, extra: NodeJS.ProcessEnv = {}): Record<string, any>
   if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status})`);
   const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
   if (!line) throw new Error(`${script} printed no JSON result`);
-  return JSON.parse(line) as Record<string, any>;
+  return JSON.parse(line) as T;
 }
 
 const median = (xs: number[]) => {
@@ -50,8 +73,9 @@ async function main() {
   const rows: Row[] = [];
 
   // The HTTP bench alternates its targets round by round itself.
-  const http = run('bench/http.ts', { BENCH_ROUNDS: String(ROUNDS) });
-  const httpRatios = (http.loyalty.rps_per_round ?? [http.loyalty.rps]).map((x: number, i: number) => x / (http.bare.rps_per_round ?? [http.bare.rps])[i]);
+  const http = run<HttpResult>('bench/http.ts', { BENCH_ROUNDS: String(ROUNDS) });
+  const bareRounds = http.bare.rps_per_round ?? [http.bare.rps];
+  const httpRatios = (http.loyalty.rps_per_round ?? [http.loyalty.rps]).map((x, i) => x / bareRounds[i]!);
   const httpRatio = median(httpRatios);
   rows.push({
     path: `POST /en/shop/validate-credentials, ${http.connections} connections`,
@@ -62,14 +86,14 @@ async function main() {
     met: httpRatio >= 0.5,
   });
 
-  const points: Array<Record<string, any>> = [];
-  const sms: Array<Record<string, any>> = [];
+  const points: PointsResult[] = [];
+  const sms: SmsResult[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    points.push(run('bench/points.ts'));
-    sms.push(run('bench/sms.ts'));
+    points.push(run<PointsResult>('bench/points.ts'));
+    sms.push(run<SmsResult>('bench/sms.ts'));
   }
-  const med = (rs: Array<Record<string, any>>, f: (r: Record<string, any>) => number) => median(rs.map(f));
-  const pg = (rs: Array<Record<string, any>>) => `pgbench -c16 -s16 TPC-B-like: ${Math.round(med(rs, (r) => r.pgbench_tps)).toLocaleString('en-US')} tps`;
+  const med = <T>(rs: T[], f: (r: T) => number) => median(rs.map(f));
+  const pg = (rs: Array<{ pgbench_tps: number }>) => `pgbench -c16 -s16 TPC-B-like: ${Math.round(med(rs, (r) => r.pgbench_tps)).toLocaleString('en-US')} tps`;
   const award = med(points, (r) => r.awards_per_s / r.pgbench_tps);
   const hot = med(points, (r) => r.one_card_awards_per_s / r.pgbench_tps);
   const keyed = med(points, (r) => r.keyed_awards_per_s / r.pgbench_tps);
