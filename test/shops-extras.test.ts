@@ -435,6 +435,21 @@ describe('shops beyond the list', () => {
       assert.equal(stored.address, "'+already quoted");
     });
 
+    it('replays a retried import with the same Idempotency-Key instead of creating twice', async () => {
+      const q = await createPartner(t);
+      const csv = 'name,code\r\nOnce,O-1\r\n';
+      const first = await importCsv(q, csv, { 'idempotency-key': 'shops-import-1' });
+      assert.equal(first.status, 200, first.text);
+      const retry = await importCsv(q, csv, { 'idempotency-key': 'shops-import-1' });
+      assert.equal(retry.status, 200);
+      assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(retry.body.data, { created: 1, updated: 0, errors: [] });
+      assert.equal((await allShops(q)).length, 1);
+      const other = await importCsv(q, 'name,code\r\nTwice,O-2\r\n', { 'idempotency-key': 'shops-import-1' });
+      assert.equal(other.status, 422);
+      assert.equal(other.body.code, 'INVALID_VALUE');
+    });
+
     it("never lets one partner's import touch another partner's shops", async () => {
       const aShop = (await allShops(a))[0]!;
       const beforeA = await exportCsv(a);
