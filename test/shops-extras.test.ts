@@ -349,6 +349,21 @@ describe('shops beyond the list', () => {
       assert.equal(gamma.is_active, true);
     });
 
+    it('lets two shops swap codes in one import, and refuses a code another shop keeps', async () => {
+      const q = await createPartner(t);
+      const one = await createShop(q, { name: 'One', code: 'X' });
+      const two = await createShop(q, { name: 'Two', code: 'Y' });
+      await createShop(q, { name: 'Three', code: 'Z' });
+      const swap = await importJson(q, [{ id: one.id, code: 'Y' }, { id: two.id, code: 'X' }]);
+      assert.equal(swap.status, 200, swap.text);
+      assert.deepEqual(swap.body.data, { created: 0, updated: 2, errors: [] });
+      const codes = new Map((await allShops(q)).map((s) => [s.name, s.code]));
+      assert.deepEqual([codes.get('One'), codes.get('Two'), codes.get('Three')], ['Y', 'X', 'Z']);
+      const clash = await importJson(q, [{ id: one.id, code: 'Z' }]);
+      assert.equal(clash.status, 422, clash.text);
+      assert.deepEqual(clash.body.errors.map((e: { row: number; field: string }) => [e.row, e.field]), [[1, 'code']]);
+    });
+
     it('takes the CSV as multipart field "file"', async () => {
       const form = new FormData();
       form.append('file', new Blob(['name,code\r\nDelta,D-1\r\n'], { type: 'text/csv' }), 'shops.csv');

@@ -289,9 +289,10 @@ export function planImport(input: RawRows, current: ShopRow[]): ImportPlan {
   const holders = new Map<string, number>();
   for (const code of finalCode.values()) if (code !== null) holders.set(code, (holders.get(code) ?? 0) + 1);
   for (const { code } of createdCodes) holders.set(code, (holders.get(code) ?? 0) + 1);
+  const movesCode = new Set(plan.updates.filter((u) => u.fields.code !== undefined).map((u) => u.id));
   for (const [id, row] of rowOfUpdate) {
     const code = finalCode.get(id);
-    if (code && (holders.get(code) ?? 0) > 1 && plan.updates.some((u) => u.id === id && u.fields.code !== undefined)) {
+    if (code && (holders.get(code) ?? 0) > 1 && movesCode.has(id)) {
       errors.push({ row, field: 'code', key: 'shops.code_taken' });
     }
   }
