@@ -160,7 +160,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await fastify.register(partnersRoutes, { partners: services.partners });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
-  await fastify.register(shopsRoutes, { shops: services.shops, idempotency });
+  await fastify.register(shopsRoutes, { shops: services.shops, cards: services.loyaltyCards, idempotency });
   await fastify.register(partnerCardsRoutes, { cards: services.partnerCards, idempotency, bodyLimit: config.bodyLimit });
   await fastify.register(gamesRoutes, { games: services.games, idempotency });
   await fastify.register(smsRoutes, { sms: services.sms, idempotency });

@@ -173,7 +173,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const admin = new AdminService(database.db, tokens);
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
-    const shops = new ShopsService(database.db);
+    const shops = new ShopsService(database.db, clock);
     const partnerCards = new PartnerCardsService(database.db, shops);
     const games = new GamesService(database.db, partnerCards);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);

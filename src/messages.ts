@@ -16,6 +16,7 @@ import { offersMessages } from './modules/offers/offers.messages.js';
 import { couponsMessages } from './modules/coupons/coupons.messages.js';
 import { gameplayMessages } from './modules/games/gameplay.messages.js';
 import { catalogMessages } from './modules/catalog/catalog.messages.js';
+import { shopsMessages } from './modules/shops/shops.messages.js';
 
 export const moduleMessages = [
   smsMessages,
@@ -32,6 +33,7 @@ export const moduleMessages = [
   couponsMessages,
   gameplayMessages,
   catalogMessages,
+  shopsMessages,
 ];
 
 registerMessages(...moduleMessages);

@@ -578,7 +578,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shop
-         * @description Honours Idempotency-Key: a retried request returns the first response.
+         * @description A `code` another shop of the partner has is 409 DUPLICATE_VALUE. Honours Idempotency-Key: a retried request returns the first response.
          */
         post: operations["postPartnersShops"];
         delete?: never;
@@ -596,7 +596,10 @@ export interface paths {
         };
         /** One shop */
         get: operations["getPartnersShopsById"];
-        /** Update a shop (every field optional) */
+        /**
+         * Update a shop (every field optional)
+         * @description A `code` another shop of the partner has is 409 DUPLICATE_VALUE.
+         */
         put: operations["putPartnersShopsById"];
         post?: never;
         /** Delete a shop */
@@ -617,6 +620,86 @@ export interface paths {
         get: operations["getShopShops"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/shops/nearby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shops near a point, nearest first
+         * @description Active shops with coordinates within `radius_km` (default 10, at most 100) of (`lat`, `lng`), ordered by great-circle distance (haversine, mean Earth radius 6371.0088 km), each with `distance_km` to 3 decimals; at most `limit` (default 20, at most 100). With API credentials: the partner's shops; with a customer token: the shops of every partner the customer holds a card of (a QR-login token: that partner only). Works across the antimeridian and near the poles.
+         */
+        get: operations["getShopShopsNearby"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/shops/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shop's activity per UTC day
+         * @description `from`..`to` are UTC days, both included (default: the last 30 days ending today; at most 366 days). Counts the ledger entries made at the shop (transactions, purchase amount net of reversed purchases, points in and out, distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). Another partner's shop is 404.
+         */
+        get: operations["getShopShopsByIdAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/shops/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the partner's shops as CSV
+         * @description Streams text/csv (UTF-8, CRLF, header row), in id order, with `id` and every field of the shop as columns. Cells of free text starting with = + - @ (or apostrophes and then one of those) get one leading apostrophe, which the import strips: an export imports back unchanged (0 created).
+         */
+        post: operations["postShopShopsExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/shops/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update shops from CSV or JSON
+         * @description Each row: an `id` of the partner's shop updates that shop (another partner's id is an error on `id`); else a `code` one of its shops has updates that shop; else the row creates a shop (`name` required). Columns left out keep their values; an empty CSV cell is null; `created_at`, `updated_at` are read-only and ignored. All or nothing: if any row is bad the answer is 422 listing every bad row (`row` counts data rows from 1; 0 = header or file) and nothing is written. At most 5000 rows and 2 MiB. Honours Idempotency-Key.
+         */
+        post: operations["postShopShopsImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5531,10 +5614,18 @@ export interface operations {
                             id: number;
                             partner_id: number;
                             name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
                             address: string | null;
                             city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
                             lat: number | null;
                             lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5609,12 +5700,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Vilnius Old Town",
+                 *       "code": "VNO-01",
+                 *       "address": "Gedimino pr. 1",
+                 *       "city": "Vilnius",
+                 *       "country": "LT",
+                 *       "postal_code": "01103",
+                 *       "phone": "+37052123456",
+                 *       "email": "oldtown@example.com",
+                 *       "lat": 54.687157,
+                 *       "lng": 25.279652,
+                 *       "opening_hours": "Mo-Fr 09:00-20:00; Sa 10:00-16:00",
+                 *       "is_active": true
+                 *     }
+                 */
                 "application/json": {
                     name: string;
+                    code?: string | null;
                     address?: string | null;
                     city?: string | null;
+                    country?: string | null;
+                    postal_code?: string | null;
+                    phone?: string | null;
+                    email?: (string | "") | null;
                     lat?: number | null;
                     lng?: number | null;
+                    opening_hours?: string | null;
+                    is_active?: boolean;
                 };
             };
         };
@@ -5630,14 +5744,43 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
+                        /**
+                         * @description Shop
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_id": 1,
+                         *       "name": "Vilnius Old Town",
+                         *       "code": "VNO-01",
+                         *       "address": "Gedimino pr. 1",
+                         *       "city": "Vilnius",
+                         *       "country": "LT",
+                         *       "postal_code": "01103",
+                         *       "phone": "+37052123456",
+                         *       "email": "oldtown@example.com",
+                         *       "lat": 54.687157,
+                         *       "lng": 25.279652,
+                         *       "opening_hours": "Mo-Fr 09:00-20:00; Sa 10:00-16:00",
+                         *       "is_active": true,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-02T08:30:00.000Z"
+                         *     }
+                         */
                         data: {
                             id: number;
                             partner_id: number;
                             name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
                             address: string | null;
                             city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
                             lat: number | null;
                             lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5736,14 +5879,43 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
+                        /**
+                         * @description Shop
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_id": 1,
+                         *       "name": "Vilnius Old Town",
+                         *       "code": "VNO-01",
+                         *       "address": "Gedimino pr. 1",
+                         *       "city": "Vilnius",
+                         *       "country": "LT",
+                         *       "postal_code": "01103",
+                         *       "phone": "+37052123456",
+                         *       "email": "oldtown@example.com",
+                         *       "lat": 54.687157,
+                         *       "lng": 25.279652,
+                         *       "opening_hours": "Mo-Fr 09:00-20:00; Sa 10:00-16:00",
+                         *       "is_active": true,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-02T08:30:00.000Z"
+                         *     }
+                         */
                         data: {
                             id: number;
                             partner_id: number;
                             name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
                             address: string | null;
                             city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
                             lat: number | null;
                             lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5813,12 +5985,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "opening_hours": "Mo-Su 08:00-22:00",
+                 *       "is_active": false
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
+                    code?: string | null;
                     address?: string | null;
                     city?: string | null;
+                    country?: string | null;
+                    postal_code?: string | null;
+                    phone?: string | null;
+                    email?: (string | "") | null;
                     lat?: number | null;
                     lng?: number | null;
+                    opening_hours?: string | null;
+                    is_active?: boolean;
                 };
             };
         };
@@ -5834,14 +6019,43 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
+                        /**
+                         * @description Shop
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_id": 1,
+                         *       "name": "Vilnius Old Town",
+                         *       "code": "VNO-01",
+                         *       "address": "Gedimino pr. 1",
+                         *       "city": "Vilnius",
+                         *       "country": "LT",
+                         *       "postal_code": "01103",
+                         *       "phone": "+37052123456",
+                         *       "email": "oldtown@example.com",
+                         *       "lat": 54.687157,
+                         *       "lng": 25.279652,
+                         *       "opening_hours": "Mo-Fr 09:00-20:00; Sa 10:00-16:00",
+                         *       "is_active": true,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-02T08:30:00.000Z"
+                         *     }
+                         */
                         data: {
                             id: number;
                             partner_id: number;
                             name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
                             address: string | null;
                             city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
                             lat: number | null;
                             lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5880,6 +6094,15 @@ export interface operations {
             };
             /** @description Error envelope */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6021,10 +6244,18 @@ export interface operations {
                             id: number;
                             partner_id: number;
                             name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
                             address: string | null;
                             city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
                             lat: number | null;
                             lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -6056,6 +6287,497 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getShopShopsNearby: {
+        parameters: {
+            query: {
+                /** @description Latitude of the point, degrees */
+                lat: number;
+                /** @description Longitude of the point, degrees */
+                lng: number;
+                /** @description Search radius, km (default 10, at most 100) */
+                radius_km?: number;
+                /** @description At most this many shops (default 20, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            partner_id: number;
+                            name: string;
+                            /** @description The partner's own reference, unique among its shops */
+                            code: string | null;
+                            address: string | null;
+                            city: string | null;
+                            country: string | null;
+                            postal_code: string | null;
+                            phone: string | null;
+                            email: string | null;
+                            lat: number | null;
+                            lng: number | null;
+                            opening_hours: string | null;
+                            is_active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Great-circle distance from the point, km, 3 decimals */
+                            distance_km: number;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getShopShopsByIdAnalytics: {
+        parameters: {
+            query?: {
+                /** @description First UTC day (default: 29 days before "to") */
+                from?: string;
+                /** @description Last UTC day, included (default: today) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @example {
+                         *       "shop_id": 3,
+                         *       "from": "2026-03-01",
+                         *       "to": "2026-03-02",
+                         *       "transactions": 3,
+                         *       "purchase_amount": 57.5,
+                         *       "points_awarded": 57,
+                         *       "points_deducted": 20,
+                         *       "unique_customers": 2,
+                         *       "new_cards": 1,
+                         *       "coupons_redeemed": 1,
+                         *       "by_day": [
+                         *         {
+                         *           "day": "2026-03-01",
+                         *           "transactions": 2,
+                         *           "purchase_amount": 57.5,
+                         *           "points_awarded": 57,
+                         *           "points_deducted": 0,
+                         *           "coupons_redeemed": 0
+                         *         },
+                         *         {
+                         *           "day": "2026-03-02",
+                         *           "transactions": 1,
+                         *           "purchase_amount": 0,
+                         *           "points_awarded": 0,
+                         *           "points_deducted": 20,
+                         *           "coupons_redeemed": 1
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            shop_id: number;
+                            /**
+                             * Format: date
+                             * @description UTC day, YYYY-MM-DD
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description UTC day, YYYY-MM-DD
+                             */
+                            to: string;
+                            /** @description Ledger entries made at the shop */
+                            transactions: number;
+                            /** @description EUR of purchases, less reversed purchases */
+                            purchase_amount: number;
+                            /** @description Sum of positive ledger entries */
+                            points_awarded: number;
+                            /** @description Sum of negative ledger entries, as a positive number */
+                            points_deducted: number;
+                            unique_customers: number;
+                            /** @description Cards whose first ledger entry at any of the partner’s shops was made here, in the window */
+                            new_cards: number;
+                            coupons_redeemed: number;
+                            /** @description Every day of the window (at most 366) */
+                            by_day: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, YYYY-MM-DD
+                                 */
+                                day: string;
+                                /** @description Ledger entries made at the shop */
+                                transactions: number;
+                                /** @description EUR of purchases, less reversed purchases */
+                                purchase_amount: number;
+                                /** @description Sum of positive ledger entries */
+                                points_awarded: number;
+                                /** @description Sum of negative ledger entries, as a positive number */
+                                points_deducted: number;
+                                coupons_redeemed: number;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postShopShopsExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,name,code,address,city,country,postal_code,phone,email,lat,lng,opening_hours,is_active,created_at,updated_at
+                     *     3,Vilnius Old Town,VNO-01,…
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postShopShopsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV
+                     */
+                    file: string;
+                };
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @example {
+                         *       "created": 2,
+                         *       "updated": 5,
+                         *       "errors": []
+                         *     }
+                         */
+                        data: {
+                            created: number;
+                            updated: number;
+                            errors: {
+                                /** @description 1-based data row (0 = the header or the file as a whole) */
+                                row: number;
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                        errors: {
+                            /** @description 1-based data row (0 = the header or the file as a whole) */
+                            row: number;
+                            field: string;
+                            message: string;
+                        }[];
+                        /**
+                         * @example {
+                         *       "created": 2,
+                         *       "updated": 5,
+                         *       "errors": []
+                         *     }
+                         */
+                        data: {
+                            created: number;
+                            updated: number;
+                            errors: {
+                                /** @description 1-based data row (0 = the header or the file as a whole) */
+                                row: number;
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    } | components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Error envelope */
