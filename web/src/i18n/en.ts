@@ -84,8 +84,11 @@ export const en = {
   'overview.chart_transactions': 'Purchases and deductions per day',
   'overview.chart_points': 'Points awarded and deducted per day',
   'overview.chart_sms': 'SMS spend per day (EUR)',
-  'overview.failed': 'The figures could not be loaded.',
-  'overview.partial': 'Figures count the latest {rows} rows of each list only.',
+  'overview.coupons_30': 'Coupons redeemed, 30 days',
+  'overview.new_cards_30': 'New cards, 30 days',
+  'overview.coupons': 'Coupons redeemed',
+  'overview.new_cards': 'New cards',
+  'overview.chart_engagement': 'Coupons redeemed and new cards per day',
 
   'api_keys.intro': 'Tills and web shops call the API with a key and its secret. Keep the secret on your server.',
   'api_keys.create': 'Create API key',

@@ -86,8 +86,11 @@ export const lt: Record<MessageKey, string> = {
   'overview.chart_transactions': 'Pirkimai ir nurašymai per dieną',
   'overview.chart_points': 'Suteikti ir nurašyti taškai per dieną',
   'overview.chart_sms': 'SMS išlaidos per dieną (EUR)',
-  'overview.failed': 'Nepavyko įkelti skaičių.',
-  'overview.partial': 'Skaičiuojamos tik naujausios {rows} kiekvieno sąrašo eilutės.',
+  'overview.coupons_30': 'Panaudota kuponų per 30 d.',
+  'overview.new_cards_30': 'Naujų kortelių per 30 d.',
+  'overview.coupons': 'Panaudoti kuponai',
+  'overview.new_cards': 'Naujos kortelės',
+  'overview.chart_engagement': 'Panaudoti kuponai ir naujos kortelės per dieną',
 
   'api_keys.intro': 'Kasos ir internetinės parduotuvės kreipiasi į API su raktu ir jo slaptažodžiu. Slaptažodį laikykite savo serveryje.',
   'api_keys.create': 'Sukurti API raktą',
