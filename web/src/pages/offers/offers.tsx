@@ -100,7 +100,7 @@ export default function Offers() {
         </div>
       )}
       <form
-        class="filters"
+        class="filters filters--grid"
         aria-label={t('offers.filters')}
         onSubmit={(ev) => {
           ev.preventDefault();
