@@ -1,7 +1,8 @@
 // Offers, Coupons and Imports in a real browser at 375 px, against the real app: an offer is
 // refused with the API's field error next to the field, then created; a customer claims it
 // over HTTP and its coupon is on the Coupons page; a feed uploaded on Imports shows its live
-// progress (the `import.progress` events on the partner's private channel) until done.
+// progress (the `import.progress` events on the partner's private channel) until done; the
+// offer is edited and deleted, its coupon stays.
 // axe-core finds no serious or critical violation on each page with its data on it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -100,6 +101,25 @@ describe('partner console: offers, coupons, imports (375 px)', () => {
     await row.getByText('Done').waitFor();
     assert.match(await row.innerText(), /3 read, 2 new, 0 updated, 1 skipped/);
     await checkPage(page, 'Imports at 375');
+  });
+
+  it('edits the offer and deletes it; its coupon stays', async () => {
+    await openNav(page, 'Offers');
+    const row = page.getByRole('row').filter({ hasText: 'Free croissant' });
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit offer “Free croissant”' }).waitFor();
+    assert.equal(await page.getByLabel('Discount type').inputValue(), 'gift');
+    await page.getByLabel('Title', { exact: true }).fill('Free croissant, large');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Offer “Free croissant, large” saved.' }).waitFor();
+    const edited = page.getByRole('row').filter({ hasText: 'Free croissant, large' });
+    await edited.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'Offer “Free croissant, large” deleted.' }).waitFor();
+    await page.getByText('Loading…').first().waitFor({ state: 'detached' });
+    assert.equal(await page.getByRole('row').filter({ hasText: 'Free croissant' }).count(), 0);
+    await openNav(page, 'Coupons');
+    await page.getByRole('row').filter({ hasText: 'Free croissant' }).waitFor();
   });
 
   it('produced no script errors, CSP violations or failed requests', () => {

@@ -165,13 +165,15 @@ type SelectProps = Omit<PartialSelectHTMLAttributes<HTMLSelectElement>, 'name' |
   options: Array<{ value: string; label: string }>;
 };
 
-export function Select({ name, label, hint, options, ...rest }: SelectProps) {
+export function Select({ name, label, hint, options, defaultValue, ...rest }: SelectProps) {
+  // The initial choice is marked on its <option>: a <select>'s defaultValue is set before its
+  // options exist, so the browser would show the first one (and a form would send it).
   return (
     <FieldShell name={name} label={label} hint={hint}>
       {({ id, describedBy, invalid }) => (
         <select id={id} name={name} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...(rest as object)}>
           {options.map((o) => (
-            <option key={o.value} value={o.value}>
+            <option key={o.value} value={o.value} selected={defaultValue !== undefined && String(defaultValue) === o.value}>
               {o.label}
             </option>
           ))}

@@ -62,10 +62,10 @@ export default function Coupons() {
       >
         <div class="field">
           <label for="cp-status">{t('common.status')}</label>
-          <select id="cp-status" name="status" defaultValue={query.status ?? ''}>
-            <option value="">{t('common.all')}</option>
+          <select id="cp-status" name="status">
+            <option value="" selected={!query.status}>{t('common.all')}</option>
             {STATUSES.map((s) => (
-              <option key={s} value={s}>
+              <option key={s} value={s} selected={query.status === s}>
                 {t(`coupons.status_${s}`)}
               </option>
             ))}
@@ -77,10 +77,10 @@ export default function Coupons() {
         </div>
         <div class="field">
           <label for="cp-offer">{t('coupons.offer')}</label>
-          <select id="cp-offer" name="offer_id" defaultValue={query.offer_id ?? ''}>
-            <option value="">{t('common.all')}</option>
+          <select id="cp-offer" name="offer_id">
+            <option value="" selected={!query.offer_id}>{t('common.all')}</option>
             {(offers.data?.data ?? []).map((o) => (
-              <option key={o.id} value={String(o.id)}>
+              <option key={o.id} value={String(o.id)} selected={query.offer_id === String(o.id)}>
                 {o.title}
               </option>
             ))}
@@ -88,10 +88,10 @@ export default function Coupons() {
         </div>
         <div class="field">
           <label for="cp-shop">{t('coupons.used_shop')}</label>
-          <select id="cp-shop" name="shop_id" defaultValue={query.shop_id ?? ''}>
-            <option value="">{t('common.all')}</option>
+          <select id="cp-shop" name="shop_id">
+            <option value="" selected={!query.shop_id}>{t('common.all')}</option>
             {(shops.data?.data ?? []).map((s) => (
-              <option key={s.id} value={String(s.id)}>
+              <option key={s.id} value={String(s.id)} selected={query.shop_id === String(s.id)}>
                 {s.name}
               </option>
             ))}

@@ -110,10 +110,10 @@ export default function Offers() {
       >
         <div class="field">
           <label for="offers-active">{t('offers.state')}</label>
-          <select id="offers-active" name="is_active" defaultValue={query.is_active ?? ''}>
-            <option value="">{t('common.all')}</option>
-            <option value="true">{t('cards.active')}</option>
-            <option value="false">{t('cards.inactive')}</option>
+          <select id="offers-active" name="is_active">
+            <option value="" selected={!query.is_active}>{t('common.all')}</option>
+            <option value="true" selected={query.is_active === 'true'}>{t('cards.active')}</option>
+            <option value="false" selected={query.is_active === 'false'}>{t('cards.inactive')}</option>
           </select>
         </div>
         <div class="field field--checkbox">
