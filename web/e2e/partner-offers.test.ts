@@ -54,6 +54,7 @@ describe('partner console: offers, coupons, imports (375 px)', () => {
 
     await page.getByLabel('Discount type').selectOption('gift');
     await page.getByLabel('Discount value').fill('');
+    await page.getByRole('group', { name: 'Shops' }).getByLabel(demo.shop.name).check();
     await page.getByRole('button', { name: 'Create offer' }).click();
     await page.getByRole('status').filter({ hasText: 'Offer “Free croissant” created.' }).waitFor();
     await page.getByRole('cell', { name: 'Free croissant' }).waitFor();
@@ -63,8 +64,9 @@ describe('partner console: offers, coupons, imports (375 px)', () => {
   it('lists the coupon a customer got by claiming the offer', async () => {
     const partnerLogin = await request(t.url, 'POST', '/en/partners/auth/login', { json: { email: demo.partner.email, password: demo.partner.password } });
     const offers = await request(t.url, 'GET', '/en/partners/offers?per_page=100', { headers: bearer(partnerLogin.body.data.token) });
-    const offer = (offers.body.data as Array<{ id: number; title: string }>).find((o) => o.title === 'Free croissant');
+    const offer = (offers.body.data as Array<{ id: number; title: string; shop_ids: number[] }>).find((o) => o.title === 'Free croissant');
     assert.ok(offer, offers.text);
+    assert.deepEqual(offer.shop_ids, [demo.shop.id]);
     assert.equal((await request(t.url, 'POST', '/en/app/auth/otp/request', { json: { phone: '+37060000000' } })).status, 200);
     const login = await request(t.url, 'POST', '/en/app/auth/otp/verify', { json: { phone: '+37060000000', code: '123456' } });
     assert.equal(login.status, 200, login.text);
@@ -109,6 +111,7 @@ describe('partner console: offers, coupons, imports (375 px)', () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     await page.getByRole('heading', { name: 'Edit offer “Free croissant”' }).waitFor();
     assert.equal(await page.getByLabel('Discount type').inputValue(), 'gift');
+    assert.equal(await page.getByRole('group', { name: 'Shops' }).getByLabel(demo.shop.name).isChecked(), true);
     await page.getByLabel('Title', { exact: true }).fill('Free croissant, large');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Offer “Free croissant, large” saved.' }).waitFor();

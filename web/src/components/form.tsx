@@ -201,6 +201,39 @@ export function Checkbox({ name, label, checked }: { name: string; label: string
   );
 }
 
+/** A set of checkboxes sending `name` once per ticked value (e.g. shop_ids), in a fieldset. */
+export function CheckboxGroup({ name, legend, hint, options, checked }: { name: string; legend: string; hint?: string; options: Array<{ value: string; label: string }>; checked: string[] }) {
+  const form = useContext(FormContext);
+  const id = `f-${useId().replace(/[^A-Za-z0-9_-]/g, '')}-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  form?.labels.set(name, { id: `${id}-0`, label: legend });
+  // The API names the list (`shop_ids`) or one of its items (`shop_ids.1`).
+  const errors = Object.entries(form?.failure?.fields ?? {})
+    .filter(([field]) => field === name || field.startsWith(`${name}.`))
+    .flatMap(([, messages]) => messages);
+  const describedBy = [hint ? `${id}-hint` : '', errors.length > 0 ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <fieldset class={`field-group${errors.length > 0 ? ' field--error' : ''}`} aria-describedby={describedBy}>
+      <legend>{legend}</legend>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {errors.length > 0 && (
+        <p class="field-error" id={`${id}-error`}>
+          {errors.join(' ')}
+        </p>
+      )}
+      {options.map((o, i) => (
+        <div class="field field--checkbox" key={o.value}>
+          <input type="checkbox" id={`${id}-${i}`} name={name} value={o.value} defaultChecked={checked.includes(o.value)} />
+          <label for={`${id}-${i}`}>{o.label}</label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
 export function Submit({ form, children }: { form: FormState; children: ComponentChildren }) {
   return (
     <button type="submit" class="button" disabled={form.busy}>

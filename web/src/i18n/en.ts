@@ -413,6 +413,8 @@ export const en = {
   'offers.coupon_validity_days': 'Coupon valid for (days)',
   'offers.claims': 'Claimed',
   'offers.featured': 'Featured',
+  'offers.shops': 'Shops',
+  'offers.shops_hint': 'Empty: every shop.',
   'offers.from_import': 'from import',
   'offers.create': 'Create offer',
   'offers.edit': 'Edit offer “{title}”',

@@ -415,6 +415,8 @@ export const lt: Record<MessageKey, string> = {
   'offers.coupon_validity_days': 'Kuponas galioja (dienų)',
   'offers.claims': 'Paimta',
   'offers.featured': 'Rekomenduojamas',
+  'offers.shops': 'Parduotuvės',
+  'offers.shops_hint': 'Nepažymėta – visos parduotuvės.',
   'offers.from_import': 'iš importo',
   'offers.create': 'Sukurti pasiūlymą',
   'offers.edit': 'Redaguoti pasiūlymą „{title}“',

@@ -6,7 +6,7 @@ import type { paths } from '../../api/loyalty-api';
 import { Confirm } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
-import { Checkbox, Field, Form, Select, Submit, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
+import { Checkbox, CheckboxGroup, Field, Form, Select, Submit, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
 type OfferBody = paths['/{locale}/partners/offers']['post']['requestBody']['content']['application/json'];
@@ -39,6 +39,7 @@ function offerBody(fd: FormData): OfferBody {
     coupon_validity_days: nullNumber(fd, 'coupon_validity_days'),
     is_active: bool(fd, 'is_active'),
     featured: bool(fd, 'featured'),
+    shop_ids: fd.getAll('shop_ids').map((v) => Number(v)),
   };
 }
 
@@ -53,6 +54,7 @@ export default function Offers() {
     [page, isActive, featured],
   );
   const cards = useLoad(() => api.GET('/{locale}/partners/cards', { params: { query: { per_page: 100 } } }), []);
+  const shops = useLoad(() => api.GET('/{locale}/partners/shops', { params: { query: { per_page: 100 } } }), []);
   const form = useForm();
   const rowForm = useForm();
   const [editing, setEditing] = useState<Offer>();
@@ -182,6 +184,15 @@ export default function Offers() {
             <Field name="coupon_validity_days" label={t('offers.coupon_validity_days')} hint={t('cards.empty_never')} inputMode="numeric" defaultValue={e?.coupon_validity_days?.toString() ?? ''} />
           </div>
           <TextArea name="description" label={t('offers.description')} rows={2} defaultValue={e?.description ?? ''} />
+          {(shops.data?.data.length ?? 0) > 0 && (
+            <CheckboxGroup
+              name="shop_ids"
+              legend={t('offers.shops')}
+              hint={t('offers.shops_hint')}
+              options={(shops.data?.data ?? []).map((sh) => ({ value: String(sh.id), label: sh.name }))}
+              checked={(e?.shop_ids ?? []).map(String)}
+            />
+          )}
           <Checkbox name="is_active" label={t('cards.is_active')} checked={e?.is_active ?? true} />
           <Checkbox name="featured" label={t('offers.featured')} checked={e?.featured ?? false} />
           <div class="actions">
