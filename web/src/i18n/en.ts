@@ -414,7 +414,7 @@ export const en = {
   'offers.claims': 'Claimed',
   'offers.featured': 'Featured',
   'offers.shops': 'Shops',
-  'offers.shops_hint': 'Empty: every shop.',
+  'offers.shops_hint': 'None ticked: every shop.',
   'offers.from_import': 'from import',
   'offers.create': 'Create offer',
   'offers.edit': 'Edit offer “{title}”',

@@ -416,7 +416,7 @@ export const lt: Record<MessageKey, string> = {
   'offers.claims': 'Paimta',
   'offers.featured': 'Rekomenduojamas',
   'offers.shops': 'Parduotuvės',
-  'offers.shops_hint': 'Nepažymėta – visos parduotuvės.',
+  'offers.shops_hint': 'Nepažymėjus nė vienos – visos parduotuvės.',
   'offers.from_import': 'iš importo',
   'offers.create': 'Sukurti pasiūlymą',
   'offers.edit': 'Redaguoti pasiūlymą „{title}“',
