@@ -40,7 +40,7 @@ try {
   await page.getByRole('button', { name: 'Create card programme' }).click();
   await page.getByRole('alert').waitFor();
   await shot('card-programme-errors');
-  for (const [name, file] of [['Transactions', 'transactions'], ['SMS', 'sms'], ['Messages', 'messages']] as const) {
+  for (const [name, file] of [['Offers', 'offers'], ['Coupons', 'coupons'], ['Transactions', 'transactions'], ['SMS', 'sms'], ['Imports', 'imports'], ['Messages', 'messages']] as const) {
     await openNav(page, name);
     await shot(file);
   }

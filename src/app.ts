@@ -178,6 +178,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     cards: services.loyaltyCards,
     points: services.points,
     ledger: services.ledger,
+    stats: services.adminStats,
   });
   await fastify.register(offersRoutes, { offers: services.offers, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });

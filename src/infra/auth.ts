@@ -73,6 +73,16 @@ export function principalOf<K extends Principal['kind']>(req: FastifyRequest, ki
   return p as Extract<Principal, { kind: K }>;
 }
 
+/**
+ * The partner a route acts for when it takes API credentials or the partner's own JWT (the
+ * console's XML import and realtime, docs/decisions.md "Dashboard").
+ */
+export function actingPartnerOf(req: FastifyRequest): number {
+  const p = req.principal;
+  if (p?.kind === 'api' || p?.kind === 'partner') return p.partnerId;
+  throw new AppError('INSUFFICIENT_PERMISSIONS');
+}
+
 function setLimitHeaders(reply: FastifyReply, d: LimitDecision) {
   reply.header('x-ratelimit-limit', d.limit);
   reply.header('x-ratelimit-remaining', d.remaining);

@@ -23,14 +23,18 @@ describe('partner console with data', () => {
     const pointsFigure = page.getByRole('figure').filter({ hasText: 'Points awarded and deducted per day' });
     await pointsFigure.getByText('Figures of').click();
     const todayRow = pointsFigure.getByRole('row').filter({ has: page.getByRole('rowheader', { name: today }) });
-    // Awarded today, as the ledger has it: every positive entry that is not a reversal (the
-    // demo seed's own entries included — its coupon was bought with points).
+    // Today, as the ledger has it: awarded = every positive entry that is not a reversal;
+    // deducted = points spent at a till or on an offer (the demo seed's coupon was bought
+    // with points).
     const history = await request(t.url, 'GET', '/en/shop/points?card_id=1&per_page=100', { headers: apiHeaders(demo.api_key) });
     assert.equal(history.status, 200, history.text);
-    const awarded = (history.body.data as Array<{ type: string; points: number; created_at: string }>)
-      .filter((e) => e.points > 0 && e.type !== 'reversal' && e.created_at.startsWith(today))
-      .reduce((sum, e) => sum + e.points, 0);
-    assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [String(awarded), '0']);
+    const entries = (history.body.data as Array<{ type: string; points: number; created_at: string }>).filter((e) => e.created_at.startsWith(today));
+    const awarded = entries.filter((e) => e.points > 0 && e.type !== 'reversal').reduce((sum, e) => sum + e.points, 0);
+    const deducted = entries.filter((e) => e.type === 'deduct' || e.type === 'redeem').reduce((sum, e) => sum - e.points, 0);
+    assert.ok(deducted > 0, history.text);
+    assert.deepEqual(await todayRow.getByRole('cell').allInnerTexts(), [String(awarded), String(deducted)]);
+    // Coupons redeemed and new cards per day come from the same endpoint (GET partners/stats).
+    assert.equal(await kpi('New cards, 30 days').innerText(), '1');
 
     await openNav(page, 'Transactions');
     await page.getByLabel('Type').selectOption('purchase');

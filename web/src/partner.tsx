@@ -1,6 +1,6 @@
-// The partner console (/dashboard/). Navigation names are DESIGN.md §11's. To add a page
-// (Offers, Coupons, Imports when their endpoints land): a folder under pages/, one entry
-// below in the order §11 lists, and its texts in i18n/en.ts and i18n/lt.ts.
+// The partner console (/dashboard/). Navigation names are DESIGN.md §11's. To add a page: a
+// folder under pages/, one entry below in the order §11 lists, and its texts in i18n/en.ts
+// and i18n/lt.ts.
 import { lazy } from 'preact-iso';
 import { startConsole } from './components/console';
 
@@ -19,10 +19,13 @@ startConsole({
       subroutes: [{ path: 'card-programmes/:id', page: lazy(() => import('./pages/card-programmes/card-programme')) }],
     },
     { path: 'games', label: 'nav.games', page: lazy(() => import('./pages/games/games')) },
+    { path: 'offers', label: 'nav.offers', page: lazy(() => import('./pages/offers/offers')) },
+    { path: 'coupons', label: 'nav.coupons', page: lazy(() => import('./pages/coupons/coupons')) },
     { path: 'customers', label: 'nav.customers', page: lazy(() => import('./pages/customers/customers')) },
     { path: 'transactions', label: 'nav.transactions', page: lazy(() => import('./pages/transactions/transactions')) },
     { path: 'sms', label: 'nav.sms', page: lazy(() => import('./pages/sms/sms')) },
     { path: 'webhooks', label: 'nav.webhooks', page: lazy(() => import('./pages/webhooks/webhooks')) },
+    { path: 'imports', label: 'nav.imports', page: lazy(() => import('./pages/imports/imports')) },
     { path: 'messages', label: 'nav.messages', page: lazy(() => import('./pages/messages/messages')) },
   ],
 });

@@ -1,10 +1,11 @@
 // The Shop routes of realtime (spec "Authentication and realtime (Shop)", DESIGN.md §5, §7):
-// where clients connect, and channel authorisation for the partner's private channels.
+// where clients connect, and channel authorisation for the partner's private channels. Both
+// take API credentials or the partner's own JWT (the console's live import progress, §11).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
-import { principalOf } from '../auth.js';
+import { actingPartnerOf } from '../auth.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { AppError } from '../../shared/errors.js';
 import { Envelope, errorResponses, LocaleParams } from '../../shared/schemas.js';
@@ -79,7 +80,7 @@ export const realtimeShopRoutes: FastifyPluginAsyncTypebox<{ realtime: Realtime;
   app.get(
     '/:locale/shop/realtime/config',
     {
-      config: { auth: 'api' },
+      config: { auth: ['api', 'partner'] },
       schema: {
         tags: ['shop'],
         summary: 'Realtime connection details',
@@ -90,7 +91,7 @@ export const realtimeShopRoutes: FastifyPluginAsyncTypebox<{ realtime: Realtime;
       },
     },
     async (req) => {
-      principalOf(req, 'api');
+      actingPartnerOf(req);
       return envelopeOf(req, { key: realtime.app.key, ...connectTarget(config, req) });
     },
   );
@@ -98,7 +99,7 @@ export const realtimeShopRoutes: FastifyPluginAsyncTypebox<{ realtime: Realtime;
   app.post(
     '/:locale/shop/wsvendor/token',
     {
-      config: { auth: 'api' },
+      config: { auth: ['api', 'partner'] },
       schema: {
         tags: ['shop'],
         summary: 'Authorise a socket on a private partner channel',
@@ -112,7 +113,7 @@ export const realtimeShopRoutes: FastifyPluginAsyncTypebox<{ realtime: Realtime;
       },
     },
     async (req) => {
-      const { partnerId } = principalOf(req, 'api');
+      const partnerId = actingPartnerOf(req);
       const channel = req.body.channel_name;
       const own = `private-partner.${partnerId}`;
       if (channel !== own && !channel.startsWith(`${own}.`)) {

@@ -3,6 +3,7 @@
 import type { Db } from '../../infra/db/index.js';
 import { addDays, dayStart, daysBetween, utcDay } from '../../shared/calendar.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
+import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { Clock } from '../../shared/time.js';
 import type { PointsTransactionType } from '../points/points.tables.js';
 import { reportingRepository } from './reporting.repository.js';
@@ -26,19 +27,79 @@ export interface StatsView {
   sms: { sent: number; parts: number; revenue: number };
 }
 
+/** A partner's own figures per UTC day (the console's Overview charts). */
+export interface PartnerDaysView {
+  from: string;
+  to: string;
+  totals: Omit<PartnerDayView, 'day'>;
+  by_day: PartnerDayView[];
+}
+export interface PartnerDayView {
+  day: string;
+  transactions: number;
+  points_awarded: number;
+  points_deducted: number;
+  coupons_redeemed: number;
+  new_cards: number;
+  sms_spend: number;
+}
+
 export class AdminStatsService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
-  async stats(query: { from?: string; to?: string; partnerId?: number }): Promise<Result<StatsView>> {
+  /** The range asked for, defaults filled in, or the 422 it deserves. */
+  private range(query: { from?: string; to?: string }): Result<{ from: string; to: string }> {
     const to = query.to ?? (query.from !== undefined ? maxDay(query.from, utcDay(this.clock.now())) : utcDay(this.clock.now()));
     const from = query.from ?? addDays(to, -(DEFAULT_STATS_DAYS - 1));
     if (from > to) return fail('VALIDATION', { fields: { from: [{ key: 'admin.stats_from_after_to' }] } });
     if (daysBetween(from, to) + 1 > MAX_STATS_DAYS) {
       return fail('VALIDATION', { fields: { to: [{ key: 'admin.stats_range_too_long', params: { limit: MAX_STATS_DAYS } }] } });
     }
+    return ok({ from, to });
+  }
+
+  async partnerDays(partnerId: number, query: { from?: string; to?: string }): Promise<Result<PartnerDaysView>> {
+    const range = this.range(query);
+    if (!range.ok) return range;
+    const { from, to } = range.value;
+    const rows = await reportingRepository.partnerDays(this.db, partnerId, from, to);
+    // Money is summed as decimal text: the total is exact, then shown as a number (≤ 4 decimals).
+    let sms = 0n;
+    const byDay = rows.map((r) => {
+      sms += parseAmount(r.smsSpend) ?? 0n;
+      return {
+        day: r.day,
+        transactions: r.transactions,
+        points_awarded: r.pointsAwarded,
+        points_deducted: r.pointsDeducted,
+        coupons_redeemed: r.couponsRedeemed,
+        new_cards: r.newCards,
+        sms_spend: amountToJson(r.smsSpend),
+      };
+    });
+    const sum = (pick: (d: PartnerDayView) => number) => byDay.reduce((a, d) => a + pick(d), 0);
+    return ok({
+      from,
+      to,
+      totals: {
+        transactions: sum((d) => d.transactions),
+        points_awarded: sum((d) => d.points_awarded),
+        points_deducted: sum((d) => d.points_deducted),
+        coupons_redeemed: sum((d) => d.coupons_redeemed),
+        new_cards: sum((d) => d.new_cards),
+        sms_spend: amountToJson(formatAmount(sms)),
+      },
+      by_day: byDay,
+    });
+  }
+
+  async stats(query: { from?: string; to?: string; partnerId?: number }): Promise<Result<StatsView>> {
+    const range = this.range(query);
+    if (!range.ok) return range;
+    const { from, to } = range.value;
     const row = await reportingRepository.platformStats(this.db, { from: dayStart(from), to: dayStart(addDays(to, 1)) }, query.partnerId);
     return ok({
       from,

@@ -1,10 +1,11 @@
 // The one read-only reporting repository: SQL that reads across module tables (partners,
 // customers, loyalty cards, the points ledger, SMS messages and the SMS account ledger) for
-// the admin statistics and the commission figures. It never writes; each module still owns
+// the admin statistics, a partner's own figures per day and the commission figures. It never writes; each module still owns
 // its tables and is the only writer of them. Amounts are computed in PostgreSQL numeric and
 // come back as text, so no binary float ever touches money.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
+import { coupons } from '../coupons/coupons.tables.js';
 import { customers } from '../customers/customers.tables.js';
 import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
 import { partners } from '../partners/partners.tables.js';
@@ -27,6 +28,17 @@ export interface PlatformStatsRow {
   purchaseAmount: string;
   reversedPurchaseAmount: string;
   sms: { sent: number; parts: number; revenue: string };
+}
+
+export interface PartnerDayRow {
+  day: string;
+  transactions: number;
+  pointsAwarded: number;
+  pointsDeducted: number;
+  couponsRedeemed: number;
+  newCards: number;
+  /** Decimal text, EUR. */
+  smsSpend: string;
 }
 
 export interface CommissionFiguresRow {
@@ -130,6 +142,63 @@ export const reportingRepository = {
       reversedPurchaseAmount: String(tx.reversed_purchase_amount),
       sms: { sent: num(sms.sent), parts: num(sms.parts), revenue: String(sms.revenue) },
     };
+  },
+
+  /**
+   * One partner's figures per UTC day from `from` through `to` (days with nothing are zeros),
+   * docs/decisions.md "Dashboard": transactions = purchases and deductions at tills; points
+   * awarded = positive points of purchase, bonus, adjust and game rows; deducted = points
+   * spent (deduct, redeem); coupons redeemed on that day; cards issued; SMS charges minus refunds.
+   */
+  async partnerDays(db: Executor, partnerId: number, from: string, to: string): Promise<PartnerDayRow[]> {
+    const range: TimeRange = { from: new Date(`${from}T00:00:00.000Z`), to: new Date(new Date(`${to}T00:00:00.000Z`).getTime() + 86_400_000) };
+    const dayOf = (column: unknown) => sql`(${column} at time zone 'UTC')::date`;
+    const t = pointsTransactions;
+    const res = (await db.execute(
+      sql`with days as (
+            select d::date as day from generate_series(${from}::date, ${to}::date, interval '1 day') as d
+          ),
+          tx as (
+            select ${dayOf(t.createdAt)} as day,
+                   count(*) filter (where ${t.type} in ('purchase', 'deduct'))::int as transactions,
+                   coalesce(sum(${t.points}) filter (where ${t.type} in ('purchase', 'bonus', 'adjust', 'game') and ${t.points} > 0), 0)::bigint as awarded,
+                   coalesce(-sum(${t.points}) filter (where ${t.type} in ('deduct', 'redeem')), 0)::bigint as deducted
+            from ${t} where ${t.partnerId} = ${partnerId} and ${inRange(t.createdAt, range)} group by 1
+          ),
+          cp as (
+            select ${dayOf(coupons.usedAt)} as day, count(*)::int as n
+            from ${coupons} where ${coupons.partnerId} = ${partnerId} and ${inRange(coupons.usedAt, range)} group by 1
+          ),
+          lc as (
+            select ${dayOf(loyaltyCards.createdAt)} as day, count(*)::int as n
+            from ${loyaltyCards} where ${loyaltyCards.partnerId} = ${partnerId} and ${inRange(loyaltyCards.createdAt, range)} group by 1
+          ),
+          sm as (
+            select ${dayOf(smsAccountLedger.createdAt)} as day, -sum(${smsAccountLedger.amount}) as spend
+            from ${smsAccountLedger}
+            where ${smsAccountLedger.partnerId} = ${partnerId} and ${smsAccountLedger.kind} in ('charge', 'refund') and ${inRange(smsAccountLedger.createdAt, range)}
+            group by 1
+          )
+          select to_char(days.day, 'YYYY-MM-DD') as day,
+                 coalesce(tx.transactions, 0) as transactions, coalesce(tx.awarded, 0)::text as awarded,
+                 coalesce(tx.deducted, 0)::text as deducted, coalesce(cp.n, 0) as coupons, coalesce(lc.n, 0) as cards,
+                 coalesce(sm.spend, 0)::text as sms
+          from days
+          left join tx on tx.day = days.day
+          left join cp on cp.day = days.day
+          left join lc on lc.day = days.day
+          left join sm on sm.day = days.day
+          order by days.day`,
+    )) as unknown as { rows: Array<{ day: string; transactions: number; awarded: string; deducted: string; coupons: number; cards: number; sms: string }> };
+    return res.rows.map((r) => ({
+      day: r.day,
+      transactions: num(r.transactions),
+      pointsAwarded: num(r.awarded),
+      pointsDeducted: num(r.deducted),
+      couponsRedeemed: num(r.coupons),
+      newCards: num(r.cards),
+      smsSpend: String(r.sms),
+    }));
   },
 
   /**

@@ -1,4 +1,5 @@
-// XML feed import on the Shop interface (API credentials, DESIGN.md §9):
+// XML feed import on the Shop interface (API credentials, DESIGN.md §9; the partner's JWT
+// too, for the console's Imports page, DESIGN.md §11):
 //   POST /{locale}/shop/xml-import/from-url, /from-file, /validate
 //   GET  /{locale}/shop/xml-import/{import_id}, /history, /stats, /field-mappings, /feeds
 //   DELETE /{locale}/shop/xml-import/feeds/{id}
@@ -7,7 +8,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../infra/auth.js';
+import { actingPartnerOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, unwrap, type FieldErrors } from '../../shared/errors.js';
@@ -30,6 +31,9 @@ import {
 import { FEED_CONTENT_TYPES, isFeedBody, readUpload, type Upload } from './feed-upload.js';
 import type { ImportRow } from './imports.repository.js';
 import { checkMapping, type ImportOptions, type XmlImportService } from './xml-import.service.js';
+
+/** API credentials, or the partner's own JWT (the console's Imports page). */
+const API_OR_PARTNER = ['api', 'partner'] as const;
 
 const fileBody = (description: string, extra: Record<string, unknown> = {}) => ({
   content: {
@@ -82,7 +86,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.post(
     '/:locale/shop/xml-import/from-url',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Import products from a feed URL',
@@ -96,7 +100,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
       },
     },
     async (req, reply) => {
-      const { partnerId } = principalOf(req, 'api');
+      const partnerId = actingPartnerOf(req);
       const errors: FieldErrors = {};
       const mapping = checkMapping(req.body.mapping, errors);
       if (Object.keys(errors).length > 0) throw new AppError('VALIDATION', { fields: errors });
@@ -118,7 +122,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.post(
     '/:locale/shop/xml-import/from-file',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Import products from an uploaded feed',
@@ -134,7 +138,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
       },
     },
     async (req, reply) => {
-      const { partnerId } = principalOf(req, 'api');
+      const partnerId = actingPartnerOf(req);
       const upload = await readUpload(req, imports.files, imports.maxBytes, req.query);
       const { options, errors } = uploadOptions(upload, req.query);
       if (Object.keys(errors).length > 0) {
@@ -166,7 +170,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.post(
     '/:locale/shop/xml-import/validate',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Check a feed without importing it',
@@ -211,7 +215,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.get(
     '/:locale/shop/xml-import/field-mappings',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'The recognised item elements and the tags read for each product field',
@@ -226,7 +230,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.get(
     '/:locale/shop/xml-import/stats',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Import statistics',
@@ -234,13 +238,13 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
         response: { 200: Envelope(ImportStats), ...errorResponses(401, 403, 429) },
       },
     },
-    async (req) => envelopeOf(req, await imports.stats(principalOf(req, 'api').partnerId)),
+    async (req) => envelopeOf(req, await imports.stats(actingPartnerOf(req))),
   );
 
   app.get(
     '/:locale/shop/xml-import/history',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Import history, newest first',
@@ -251,7 +255,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
     },
     async (req) => {
       const page = pageWindow(req.query);
-      const { items, total } = await imports.history(principalOf(req, 'api').partnerId, page, req.locale);
+      const { items, total } = await imports.history(actingPartnerOf(req), page, req.locale);
       return listWithMeta(req, items, page, total);
     },
   );
@@ -259,7 +263,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.get(
     '/:locale/shop/xml-import/feeds',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Feed subscriptions (URLs re-imported every `every_minutes`)',
@@ -270,7 +274,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
     },
     async (req) => {
       const page = pageWindow(req.query);
-      const { items, total } = await imports.feeds(principalOf(req, 'api').partnerId, page);
+      const { items, total } = await imports.feeds(actingPartnerOf(req), page);
       return listWithMeta(req, items, page, total);
     },
   );
@@ -278,7 +282,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.delete(
     '/:locale/shop/xml-import/feeds/:id',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'Stop a feed subscription',
@@ -288,7 +292,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
       },
     },
     async (req) => {
-      unwrap(await imports.deleteFeed(principalOf(req, 'api').partnerId, req.params.id));
+      unwrap(await imports.deleteFeed(actingPartnerOf(req), req.params.id));
       return envelopeNoData(req, 'catalog.feed_deleted');
     },
   );
@@ -296,7 +300,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
   app.get(
     '/:locale/shop/xml-import/:import_id',
     {
-      config: { auth: 'api' },
+      config: { auth: API_OR_PARTNER },
       schema: {
         tags: ['xml-import'],
         summary: 'One import (its history record)',
@@ -304,7 +308,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
         response: { 200: Envelope(ImportRecord), ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await imports.get(principalOf(req, 'api').partnerId, req.params.import_id, req.locale))),
+    async (req) => envelopeOf(req, unwrap(await imports.get(actingPartnerOf(req), req.params.import_id, req.locale))),
   );
 };
 

@@ -1,11 +1,11 @@
 // The partner's view of its business (partner JWT): its own record, the customers holding
-// its cards, and its points transactions (list and CSV export).
+// its cards, its points transactions (list and CSV export) and its figures per day.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import { sendCsv } from '../../shared/csv.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { notFound } from '../../shared/errors.js';
+import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import type { CustomersService } from '../customers/customers.service.js';
@@ -15,6 +15,8 @@ import { Transaction, TransactionFilterQuery } from '../points/points.schemas.js
 import type { PointsLedger } from '../points/ledger.service.js';
 import type { PointsService } from '../points/points.service.js';
 import { filterOf } from '../points/transaction-filter.js';
+import { DEFAULT_STATS_DAYS, MAX_STATS_DAYS, type AdminStatsService } from '../admin/admin-stats.service.js';
+import { DAY_PATTERN } from '../../shared/calendar.js';
 import { Partner } from './partners.schemas.js';
 import type { PartnersService } from './partners.service.js';
 
@@ -31,6 +33,34 @@ const PartnerCustomer = Type.Object(
   { description: "A customer holding the partner's cards" },
 );
 
+const Count = Type.Integer({ minimum: 0 });
+const DayFigures = {
+  transactions: Type.Integer({ minimum: 0, description: 'Purchases and deductions recorded at tills' }),
+  points_awarded: Type.Integer({ minimum: 0, description: 'Positive points of purchase, bonus, adjust and game rows' }),
+  points_deducted: Type.Integer({ minimum: 0, description: 'Points spent (deductions, offer claims)' }),
+  coupons_redeemed: Count,
+  new_cards: Type.Integer({ minimum: 0, description: "Loyalty cards issued in the partner's programmes" }),
+  sms_spend: Type.Number({ description: 'SMS charges minus refunds; EUR, at most 4 decimals' }),
+};
+const PartnerStats = Type.Object(
+  {
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    totals: Type.Object(DayFigures),
+    by_day: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...DayFigures }), { description: 'Every UTC day of the range, oldest first; zeros where nothing happened' }),
+  },
+  {
+    examples: [
+      {
+        from: '2026-03-01',
+        to: '2026-03-01',
+        totals: { transactions: 12, points_awarded: 340, points_deducted: 50, coupons_redeemed: 2, new_cards: 3, sms_spend: 0.087 },
+        by_day: [{ day: '2026-03-01', transactions: 12, points_awarded: 340, points_deducted: 50, coupons_redeemed: 2, new_cards: 3, sms_spend: 0.087 }],
+      },
+    ],
+  },
+);
+
 const TransactionsQuery = Type.Object({ ...TransactionFilterQuery, shop_id: Type.Optional(IdParam), user_id: Type.Optional(IdParam) });
 
 export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
@@ -39,7 +69,34 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
   cards: LoyaltyCardsService;
   points: PointsService;
   ledger: PointsLedger;
-}> = async (app, { partners, customers, cards, points, ledger }) => {
+  stats: AdminStatsService;
+}> = async (app, { partners, customers, cards, points, ledger, stats }) => {
+  app.get(
+    '/:locale/partners/stats',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "The partner's figures per UTC day",
+        description:
+          `from and to are inclusive UTC days (default: the last ${DEFAULT_STATS_DAYS} days through today); from after to, ` +
+          `or more than ${MAX_STATS_DAYS} days, is 422. Transactions, points awarded and deducted, coupons redeemed, new cards ` +
+          'and SMS spend for every day, and their totals.',
+        params: LocaleParams,
+        querystring: Type.Object({
+          from: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'First UTC day, YYYY-MM-DD' })),
+          to: Type.Optional(Type.String({ format: 'date', pattern: DAY_PATTERN, description: 'Last UTC day, YYYY-MM-DD' })),
+        }),
+        response: { 200: Envelope(PartnerStats), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (req) => {
+      const { partnerId } = principalOf(req, 'partner');
+      const { from, to } = req.query;
+      return envelopeOf(req, unwrap(await stats.partnerDays(partnerId, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) })));
+    },
+  );
+
   app.get(
     '/:locale/partners/:id',
     {

@@ -1917,6 +1917,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/partners/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's figures per UTC day
+         * @description from and to are inclusive UTC days (default: the last 30 days through today); from after to, or more than 366 days, is 422. Transactions, points awarded and deducted, coupons redeemed, new cards and SMS spend for every day, and their totals.
+         */
+        get: operations["getPartnersStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/partners/{id}": {
         parameters: {
             query?: never;
@@ -14714,6 +14734,145 @@ export interface operations {
             };
             /** @description Error envelope */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersStats: {
+        parameters: {
+            query?: {
+                /** @description First UTC day, YYYY-MM-DD */
+                from?: string;
+                /** @description Last UTC day, YYYY-MM-DD */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @example {
+                         *       "from": "2026-03-01",
+                         *       "to": "2026-03-01",
+                         *       "totals": {
+                         *         "transactions": 12,
+                         *         "points_awarded": 340,
+                         *         "points_deducted": 50,
+                         *         "coupons_redeemed": 2,
+                         *         "new_cards": 3,
+                         *         "sms_spend": 0.087
+                         *       },
+                         *       "by_day": [
+                         *         {
+                         *           "day": "2026-03-01",
+                         *           "transactions": 12,
+                         *           "points_awarded": 340,
+                         *           "points_deducted": 50,
+                         *           "coupons_redeemed": 2,
+                         *           "new_cards": 3,
+                         *           "sms_spend": 0.087
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** Format: date */
+                            from: string;
+                            /** Format: date */
+                            to: string;
+                            totals: {
+                                /** @description Purchases and deductions recorded at tills */
+                                transactions: number;
+                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                points_awarded: number;
+                                /** @description Points spent (deductions, offer claims) */
+                                points_deducted: number;
+                                coupons_redeemed: number;
+                                /** @description Loyalty cards issued in the partner's programmes */
+                                new_cards: number;
+                                /** @description SMS charges minus refunds; EUR, at most 4 decimals */
+                                sms_spend: number;
+                            };
+                            /** @description Every UTC day of the range, oldest first; zeros where nothing happened */
+                            by_day: {
+                                /** Format: date */
+                                day: string;
+                                /** @description Purchases and deductions recorded at tills */
+                                transactions: number;
+                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                points_awarded: number;
+                                /** @description Points spent (deductions, offer claims) */
+                                points_deducted: number;
+                                coupons_redeemed: number;
+                                /** @description Loyalty cards issued in the partner's programmes */
+                                new_cards: number;
+                                /** @description SMS charges minus refunds; EUR, at most 4 decimals */
+                                sms_spend: number;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

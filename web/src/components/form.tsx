@@ -165,13 +165,15 @@ type SelectProps = Omit<PartialSelectHTMLAttributes<HTMLSelectElement>, 'name' |
   options: Array<{ value: string; label: string }>;
 };
 
-export function Select({ name, label, hint, options, ...rest }: SelectProps) {
+export function Select({ name, label, hint, options, defaultValue, ...rest }: SelectProps) {
+  // The initial choice is marked on its <option>: a <select>'s defaultValue is set before its
+  // options exist, so the browser would show the first one (and a form would send it).
   return (
     <FieldShell name={name} label={label} hint={hint}>
       {({ id, describedBy, invalid }) => (
         <select id={id} name={name} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...(rest as object)}>
           {options.map((o) => (
-            <option key={o.value} value={o.value}>
+            <option key={o.value} value={o.value} selected={defaultValue !== undefined && String(defaultValue) === o.value}>
               {o.label}
             </option>
           ))}
@@ -196,6 +198,39 @@ export function Checkbox({ name, label, checked }: { name: string; label: string
       <input type="checkbox" id={id} name={name} value="true" defaultChecked={checked} aria-describedby={errors ? `${id}-error` : undefined} aria-invalid={errors ? true : undefined} />
       <label for={id}>{label}</label>
     </div>
+  );
+}
+
+/** A set of checkboxes sending `name` once per ticked value (e.g. shop_ids), in a fieldset. */
+export function CheckboxGroup({ name, legend, hint, options, checked }: { name: string; legend: string; hint?: string; options: Array<{ value: string; label: string }>; checked: string[] }) {
+  const form = useContext(FormContext);
+  const id = `f-${useId().replace(/[^A-Za-z0-9_-]/g, '')}-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  form?.labels.set(name, { id: `${id}-0`, label: legend });
+  // The API names the list (`shop_ids`) or one of its items (`shop_ids.1`).
+  const errors = Object.entries(form?.failure?.fields ?? {})
+    .filter(([field]) => field === name || field.startsWith(`${name}.`))
+    .flatMap(([, messages]) => messages);
+  const describedBy = [hint ? `${id}-hint` : '', errors.length > 0 ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <fieldset class={`field-group${errors.length > 0 ? ' field--error' : ''}`} aria-describedby={describedBy}>
+      <legend>{legend}</legend>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {errors.length > 0 && (
+        <p class="field-error" id={`${id}-error`}>
+          {errors.join(' ')}
+        </p>
+      )}
+      {options.map((o, i) => (
+        <div class="field field--checkbox" key={o.value}>
+          <input type="checkbox" id={`${id}-${i}`} name={name} value={o.value} defaultChecked={checked.includes(o.value)} />
+          <label for={`${id}-${i}`}>{o.label}</label>
+        </div>
+      ))}
+    </fieldset>
   );
 }
 
