@@ -6,7 +6,7 @@
 //   loyalty ledger verify      exits 1 when any balance differs from its ledger
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { createContext, type Context } from '../context.js';
+import type { Context } from '../context.js';
 import { saveDemoCredentials } from '../modules/demo/demo-credentials-file.js';
 import { verifyLedger } from '../modules/points/ledger-verify.js';
 import { VERSION } from '../version.js';
@@ -32,6 +32,8 @@ async function readStdin(): Promise<string> {
 
 async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env, VERSION);
+  // Loaded only by the commands that open the store: usage and --help answer at once.
+  const { createContext } = await import('../context.js');
   const ctx = await createContext(config, { log, redis: false });
   try {
     return await fn(ctx);
