@@ -32,7 +32,8 @@ async function main() {
     await db.query(`insert into customers (phone) select '+3706' || lpad(g::text, 7, '0') from generate_series(1, $1) g`, [CARDS]);
     const { rows: cards } = await db.query(
       `insert into loyalty_cards (partner_id, partner_card_id, customer_id, card_number)
-       select $1, $2, id, '9' || lpad(id::text, 15, '0') from customers returning id`,
+       select $1, $2, c.id, '9' || lpad(c.id::text, 15, '0') from customers c
+       where not exists (select 1 from loyalty_cards l where l.customer_id = c.id and l.partner_card_id = $2) returning id`,
       [seed.partner_id, seed.programme_id],
     );
     const cardIds = cards.map((r: { id: number }) => r.id);
