@@ -68,10 +68,10 @@ export default function Statistics() {
         </div>
         <div class="field">
           <label for="stats-partner">{t('admin.partner')}</label>
-          <select id="stats-partner" name="partner" defaultValue={query.partner ?? ''}>
+          <select id="stats-partner" name="partner">
             <option value="">{t('stats.all_partners')}</option>
             {(partners.data?.data ?? []).map((p) => (
-              <option key={p.id} value={String(p.id)}>
+              <option key={p.id} value={String(p.id)} selected={query.partner === String(p.id)}>
                 {p.name}
               </option>
             ))}

@@ -58,10 +58,10 @@ export default function Transactions() {
       >
         <div class="field">
           <label for="tx-type">{t('transactions.type')}</label>
-          <select id="tx-type" name="type" defaultValue={query.type ?? ''}>
+          <select id="tx-type" name="type">
             <option value="">{t('common.all')}</option>
             {TYPES.map((ty) => (
-              <option key={ty} value={ty}>
+              <option key={ty} value={ty} selected={query.type === ty}>
                 {t(`transactions.type_${ty}`)}
               </option>
             ))}
@@ -77,10 +77,10 @@ export default function Transactions() {
         </div>
         <div class="field">
           <label for="tx-shop">{t('transactions.shop')}</label>
-          <select id="tx-shop" name="shop_id" defaultValue={query.shop_id ?? ''}>
+          <select id="tx-shop" name="shop_id">
             <option value="">{t('common.all')}</option>
             {(shops.data?.data ?? []).map((s) => (
-              <option key={s.id} value={String(s.id)}>
+              <option key={s.id} value={String(s.id)} selected={query.shop_id === String(s.id)}>
                 {s.name}
               </option>
             ))}
