@@ -39,7 +39,7 @@ import { XmlImportService } from './modules/catalog/xml-import.service.js';
 import { createCarrier } from './modules/sms/carriers/index.js';
 import { SmsDispatcher } from './modules/sms/dispatcher.js';
 import { SmsAccountsService } from './modules/sms/sms-accounts.service.js';
-import { SmsLifecycle } from './modules/sms/sms-lifecycle.js';
+import { SmsLifecycle, statusEvent } from './modules/sms/sms-lifecycle.js';
 import { SmsService } from './modules/sms/sms.service.js';
 import { CouponsService } from './modules/coupons/coupons.service.js';
 import { OffersService } from './modules/offers/offers.service.js';
@@ -177,8 +177,14 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const partnerCards = new PartnerCardsService(database.db, shops);
     const games = new GamesService(database.db, partnerCards);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
-    // Delivery receipts are queued as webhooks in the transaction of each status change.
-    const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks);
+    // Delivery receipts are queued as webhooks in the transaction of each status change; once
+    // it has committed, the change is announced on the partner's private channel (the console).
+    const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks, (row) => {
+      if (row.partnerId === null) return;
+      realtime
+        .publish(`private-partner.${row.partnerId}`, 'sms.status', statusEvent(row))
+        .catch((err: unknown) => opts.log?.warn({ err, message_id: row.id }, 'sms.status event not published'));
+    });
     const carrier = createCarrier(config, database, systemClock, opts.log);
     const smsDispatcher = new SmsDispatcher(database, carrier, smsLifecycle, systemClock, {
       pollMs: config.sms.dispatchPollMs,

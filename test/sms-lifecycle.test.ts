@@ -15,6 +15,10 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { createAdmin, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, request } from './helpers/http.js';
+import { collectEvents, connectPusher, sentinel, subscribe, wsvendorAuth, type Pusher } from './helpers/realtime.js';
+import type { Channel } from 'pusher-js';
+import { SmsAccountsService } from '../src/modules/sms/sms-accounts.service.js';
+import { SmsLifecycle } from '../src/modules/sms/sms-lifecycle.js';
 import {
   account,
   createSmsPartner,
@@ -197,6 +201,94 @@ describe('SMS lifecycle driven by the test (dispatcher ticks and carrier receipt
     const data = await statusOf(sent.message_id);
     assert.equal(data.status, 'queued');
     assert.equal(data.sent_at, null);
+  });
+});
+
+describe('sms.status events on the partner channel (pusher-js)', () => {
+  let t: TestApp;
+  let partner: PartnerFixture;
+  let pusher: Pusher;
+  let channel: Channel;
+  let events: Array<Record<string, any>>;
+  const dispatcher = () => t.app.context.workers.smsDispatcher;
+
+  before(async () => {
+    t = held;
+    const admin = await createAdmin(t);
+    partner = await createSmsPartner(t, admin, { balance: '10' });
+    pusher = await connectPusher(t, wsvendorAuth(t, partner.apiKey));
+    channel = await subscribe(pusher, `private-partner.${partner.id}`);
+    events = collectEvents(channel, 'sms.status');
+  });
+  after(() => pusher?.disconnect());
+
+  /** The events for one message, once everything published so far has arrived. */
+  async function eventsFor(id: string) {
+    await sentinel(t, channel);
+    return events.filter((e) => e.message_id === id);
+  }
+
+  it('announces each committed change once, with the status fields of the history item', async () => {
+    const sent = await sendOk(t, partner, sendBody());
+    await waitForStatus(t, partner.apiKey, sent.message_id, 'sent', 1500);
+    const onSent = await eventsFor(sent.message_id);
+    assert.deepEqual(onSent.map((e) => e.status), ['sent'], 'the send itself answers queued; hand-over is announced');
+    const { message: _m, parts: _p, encoding: _e, transliterated: _t, created_at: _c, ...fields } = await historyItem(t, partner, sent.message_id);
+    assert.deepEqual(onSent[0], fields);
+
+    await dispatcher().recordReceipt({ carrierMessageId: `sim-${sent.message_id}-1`, state: 'delivered' });
+    await dispatcher().tick();
+    await waitForStatus(t, partner.apiKey, sent.message_id, 'delivered', 2000);
+    const all = await eventsFor(sent.message_id);
+    assert.deepEqual(all.map((e) => e.status), ['sent', 'delivered']);
+    assert.match(all[1]!.delivered_at, ISO);
+    assert.equal(all[1]!.refunded, false);
+  });
+
+  it('announces an expiry with the refund', async () => {
+    const validity = inMs(1500);
+    const sent = await sendOk(t, partner, sendBody({ scheduled: inMs(1000), validity }));
+    await sleep(Date.parse(validity) - Date.now() + 100);
+    await dispatcher().tick();
+    const seen = await eventsFor(sent.message_id);
+    assert.deepEqual(seen.map((e) => [e.status, e.refunded]), [['expired', true]], 'one event, in its final state');
+  });
+
+  it('announces nothing for a change that rolled back, or a savepoint that did', async () => {
+    const db = t.app.context.database.db;
+    const announced: string[] = [];
+    const lifecycle = new SmsLifecycle(new SmsAccountsService(db, {}), { enqueue: async () => 'unused: no receipt asked' }, (row) =>
+      announced.push(`${row.id}:${row.status}`),
+    );
+    const sent = await sendOk(t, partner, sendBody({ scheduled: inMs(3600_000) }));
+    const id = sent.message_id;
+
+    await assert.rejects(
+      lifecycle.committed(() =>
+        db.transaction(async (tx) => {
+          assert.ok(await lifecycle.transition(tx, id, 'failed', { error: 'test' }));
+          throw new Error('rolled back');
+        }),
+      ),
+      /rolled back/,
+    );
+    await lifecycle.committed(() =>
+      db.transaction(async (tx) => {
+        await lifecycle
+          .savepoint(() =>
+            tx.transaction(async (sp) => {
+              await lifecycle.transition(sp, id, 'failed', { error: 'test' });
+              throw new Error('savepoint rolled back');
+            }),
+          )
+          .catch(() => undefined);
+      }),
+    );
+    assert.deepEqual(announced, []);
+    assert.equal((await status(t, partner.apiKey, id)).body.data.status, 'queued');
+
+    await lifecycle.committed(() => db.transaction((tx) => lifecycle.transition(tx, id, 'failed', { error: 'test' })));
+    assert.deepEqual(announced, [`${id}:failed`]);
   });
 });
 

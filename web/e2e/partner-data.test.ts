@@ -1,6 +1,7 @@
 // The partner console with data on it, in a real browser: the overview's per-day figures
-// match the ledger, transactions filter and export as CSV, SMS statuses refresh until
-// delivered, a message's attachment downloads; and the console works by keyboard alone.
+// match the ledger, transactions filter and export as CSV, SMS statuses arrive live (the
+// `sms.status` events on the partner's private channel) until delivered, a message's
+// attachment downloads; and the console works by keyboard alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiHeaders, request } from '../../test/helpers/http.js';
@@ -46,11 +47,37 @@ describe('partner console with data', () => {
     const csv = await (await download).path().then((p) => import('node:fs/promises').then((fs) => fs.readFile(p!, 'utf8')));
     assert.match(csv, /R-1/);
     assert.match(csv, /R-2/);
+    // A filtered list opened from its link shows the filter it applies.
+    await page.reload();
+    await page.getByRole('cell', { name: 'R-2' }).waitFor();
+    assert.equal(await page.getByLabel('Type').inputValue(), 'purchase');
 
+    const frames: string[] = [];
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
     await openNav(page, 'SMS');
     await page.getByRole('cell', { name: '+37060000123' }).waitFor();
-    // Delivered by the simulator while the page refreshes statuses.
-    await page.getByText('Delivered', { exact: true }).waitFor({ timeout: 20_000 });
+    await page.getByText('Statuses update live.').waitFor();
+    // A message sent from a till while the page is open appears and is delivered live.
+    const sent = await request(t.url, 'POST', '/en/sms/send', {
+      headers: apiHeaders(demo.api_key),
+      json: { source: demo.sms.sender, destination: '+37060000456', message: 'See you tomorrow.' },
+    });
+    assert.equal(sent.status, 200, sent.text);
+    const row = page.getByRole('row').filter({ hasText: '+37060000456' });
+    await row.getByText('Delivered', { exact: true }).waitFor({ timeout: 20_000 });
+    const statuses = frames
+      .map((f) => JSON.parse(f) as { event: string; channel?: string; data?: string })
+      .filter((f) => f.event === 'sms.status')
+      .map((f) => ({ channel: f.channel, ...(JSON.parse(f.data!) as { message_id: string; status: string }) }))
+      .filter((e) => e.message_id === sent.body.data.message_id);
+    assert.deepEqual(
+      statuses.map((e) => [e.channel, e.status]),
+      [
+        [`private-partner.${demo.partner.id}`, 'sent'],
+        [`private-partner.${demo.partner.id}`, 'delivered'],
+      ],
+      'the statuses came over the socket',
+    );
 
     await openNav(page, 'Messages');
     const file = page.waitForEvent('download');

@@ -135,6 +135,11 @@ export class SmsDispatcher {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   }
 
+  /** A transaction whose status changes are announced once it has committed. */
+  private transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.lifecycle.committed(() => this.database.db.transaction(fn));
+  }
+
   async start(): Promise<void> {
     if (!this.carrier.transactional) this.carrier.onRoom(() => this.fill());
     await this.carrier.start((receipt, tx) => this.recordReceipt(receipt, tx));
@@ -293,7 +298,7 @@ export class SmsDispatcher {
   private async alone<T>(tx: Tx, isolated: boolean, what: string, id: string, fn: (sp: Tx) => Promise<T>): Promise<T | undefined> {
     if (!isolated) return fn(tx);
     try {
-      return await tx.transaction(fn);
+      return await this.lifecycle.savepoint(() => tx.transaction(fn));
     } catch (err) {
       this.options.log.error({ err, message_id: id }, `sms ${what} failed for one message; the others go on`);
       return undefined;
@@ -331,7 +336,7 @@ export class SmsDispatcher {
   }
 
   private expireBatch(isolated: boolean): Promise<number> {
-    return this.database.db.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       // A claimed message has parts on their way, which carry the validity themselves.
       const rows = await tx
         .select({ id: smsMessages.id })
@@ -364,7 +369,7 @@ export class SmsDispatcher {
    */
   private async recoverStale(): Promise<void> {
     const cutoff = new Date(this.now().getTime() - this.options.inDoubtAfterMs);
-    await this.database.db.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       const rows = await tx
         .select({ id: smsMessages.id })
         .from(smsMessages)
@@ -434,7 +439,7 @@ export class SmsDispatcher {
   private async dispatchTransactional(carrier: TransactionalCarrier): Promise<number> {
     let ids: string[] = [];
     try {
-      return await this.database.db.transaction(async (tx) => {
+      return await this.transaction(async (tx) => {
         const rows = await this.dueQueued(tx, this.options.batchSize);
         ids = rows.map((r) => r.id);
         for (const row of rows) await this.handOverInTransaction(carrier, tx, row);
@@ -447,7 +452,7 @@ export class SmsDispatcher {
     let failures = 0;
     for (const id of ids) {
       try {
-        await this.database.db.transaction(async (tx) => {
+        await this.transaction(async (tx) => {
           const [row] = await tx
             .select()
             .from(smsMessages)
@@ -528,7 +533,7 @@ export class SmsDispatcher {
    */
   private async claimIsolated(carrier: RemoteCarrier, room: number): Promise<Pick[]> {
     try {
-      return await this.database.db.transaction(async (tx) => this.claim(carrier, tx, await this.dueQueued(tx, room), room, false));
+      return await this.transaction(async (tx) => this.claim(carrier, tx, await this.dueQueued(tx, room), room, false));
     } catch (err) {
       if (!(await this.storeReachable())) throw err;
       this.options.log.warn({ err }, 'sms claim failed; claiming one message at a time');
@@ -544,7 +549,7 @@ export class SmsDispatcher {
     for (const { id } of candidates) {
       if (budget === 0) break;
       try {
-        const got = await this.database.db.transaction(async (tx) => {
+        const got = await this.transaction(async (tx) => {
           const rows = await tx
             .select()
             .from(smsMessages)
@@ -565,7 +570,7 @@ export class SmsDispatcher {
 
   /** A message whose hand-over failed for a reason of ours: retried later, then failed (refunded). */
   private async postpone(id: string, cause: unknown): Promise<void> {
-    await this.database.db
+    await this
       .transaction(async (tx) => {
         const [row] = await tx
           .select()
@@ -665,7 +670,7 @@ export class SmsDispatcher {
     const groups = new Map<Held, Answer[]>();
     for (const a of answers) groups.set(a.held, [...(groups.get(a.held) ?? []), a]);
     try {
-      await this.database.db.transaction(async (tx) => {
+      await this.transaction(async (tx) => {
         for (const [held, group] of groups) await this.recordAnswers(tx, held, group);
       });
       for (const [held, group] of groups) this.answersRecorded(held, group);
@@ -686,7 +691,7 @@ export class SmsDispatcher {
     while (pending.length > 0) {
       const [held, group] = pending.shift()!;
       try {
-        await this.database.db.transaction((tx) => this.recordAnswers(tx, held, group));
+        await this.transaction((tx) => this.recordAnswers(tx, held, group));
         this.answersRecorded(held, group);
       } catch (err) {
         if (!(await this.storeReachable())) {
@@ -792,7 +797,7 @@ export class SmsDispatcher {
   }
 
   private async applyReceiptBatch(isolated: boolean): Promise<void> {
-    await this.database.db.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       // A receipt waits here until its part's answer is recorded — usually milliseconds. One
       // that never matches is for a part we never learnt the id of (in doubt, or not ours): it
       // stays in the table for operators. Newest first, so such strays never stand in front of

@@ -9,7 +9,9 @@
 // delivered, failed and expired are final. Every transition is a conditional UPDATE on the
 // current status (so racing workers cannot apply two), records a status event, refunds when
 // the rule says so and — when the sender asked for receipts — queues the signed webhook, all in
-// the caller's transaction.
+// the caller's transaction. Once that transaction has committed, each change is announced
+// (`sms.status` on the partner's private realtime channel): see `committed`.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { amountToJson, parseAmount } from '../../shared/money.js';
@@ -61,11 +63,51 @@ export function receiptPayload(row: SmsMessageRow) {
   return payload;
 }
 
+/** Told of a message's new status once the transaction that changed it has committed. */
+export type StatusAnnouncer = (row: SmsMessageRow) => void;
+
+/** The transitions of the transaction running in this async context, waiting for its commit. */
+const uncommitted = new AsyncLocalStorage<SmsMessageRow[]>();
+
+/**
+ * The realtime `sms.status` event: the status fields of a `partners/sms/messages` item (no
+ * text), so a list on screen can take them over as they are.
+ */
+export function statusEvent(row: SmsMessageRow) {
+  return { ...statusView(row), expired_at: iso(row.expiredAt), refunded: row.refundedAt !== null };
+}
+
 export class SmsLifecycle {
   constructor(
     private readonly accounts: SmsAccountsService,
     private readonly receipts: ReceiptPublisher,
+    private readonly announce: StatusAnnouncer = () => {},
   ) {}
+
+  /**
+   * Runs a transaction (`run` opens and commits it) and, once it has committed, announces every
+   * message it moved — each once, in its final state. Nothing is announced when it fails.
+   */
+  async committed<T>(run: () => Promise<T>): Promise<T> {
+    const changed: SmsMessageRow[] = [];
+    const result = await uncommitted.run(changed, run);
+    const latest = new Map<string, SmsMessageRow>();
+    for (const row of changed) latest.set(row.id, row);
+    for (const row of latest.values()) this.announce(row);
+    return result;
+  }
+
+  /** Runs a savepoint (`run` opens it): its transitions are forgotten when it rolls back. */
+  async savepoint<T>(run: () => Promise<T>): Promise<T> {
+    const changed = uncommitted.getStore();
+    const mark = changed?.length ?? 0;
+    try {
+      return await run();
+    } catch (err) {
+      if (changed) changed.length = mark;
+      throw err;
+    }
+  }
 
   /** Record the initial `queued` event of a message just inserted (the send response reports it; no receipt). */
   async queued(tx: Executor, row: SmsMessageRow): Promise<void> {
@@ -105,10 +147,12 @@ export class SmsLifecycle {
       if (refunded) {
         const [updated] = await tx.update(smsMessages).set({ refundedAt: at }).where(eq(smsMessages.id, messageId)).returning();
         await this.publish(tx, updated!);
+        uncommitted.getStore()?.push(updated!);
         return updated;
       }
     }
     await this.publish(tx, row);
+    uncommitted.getStore()?.push(row);
     return row;
   }
 

@@ -1,8 +1,11 @@
 // SMS: the account (balance, approved senders, prices, transliteration) and the messages
-// with their status. Statuses are re-read every 5 s (the spec's advised poll interval) while
-// a message on screen is still on its way: the API publishes no SMS event a browser may read.
-import { useEffect, useState } from 'preact/hooks';
+// with their status. Statuses arrive live as `sms.status` events on the partner's private
+// channel; while that channel is not subscribed (a blocked WebSocket, a proxy) they are
+// re-read every 5 s (the spec's advised poll interval) as long as a message on screen is on
+// its way.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../../api/client';
+import { listenPartner } from '../../api/realtime';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
 import { Checkbox, Form, Submit, bool, useForm } from '../../components/form';
@@ -11,22 +14,63 @@ import { formatDateTime, formatEur, useI18n } from '../../i18n';
 const PENDING = new Set(['queued', 'sent']);
 export const SMS_REFRESH_MS = 5000;
 
+type Message = NonNullable<Awaited<ReturnType<typeof loadMessages>>['data']>['data'][number];
+type StatusEvent = Pick<Message, 'message_id' | 'status' | 'sent_at' | 'delivered_at' | 'failed_at' | 'expired_at' | 'error_message' | 'refunded'>;
+
+const loadMessages = (page: number) => api.GET('/{locale}/partners/sms/messages', { params: { query: { page, per_page: 20 } } });
+
+/** Statuses only move forward: queued, sent, then a final one. */
+const rank = (status: string) => (status === 'queued' ? 0 : status === 'sent' ? 1 : 2);
+
+function isStatusEvent(data: unknown): data is StatusEvent {
+  const d = data as Partial<StatusEvent> | null;
+  return typeof d === 'object' && d !== null && typeof d.message_id === 'string' && typeof d.status === 'string';
+}
+
 export default function Sms() {
   const { t, locale } = useI18n();
   const [query, setQuery] = useQuery();
   const page = Number(query.page ?? 1);
   const account = useLoad(() => api.GET('/{locale}/partners/sms-account'), []);
-  const messages = useLoad(() => api.GET('/{locale}/partners/sms/messages', { params: { query: { page, per_page: 20 } } }), [page]);
+  const messages = useLoad(() => loadMessages(page), [page]);
   const form = useForm();
   const [saved, setSaved] = useState(false);
+  const [live, setLive] = useState(false);
+  const [updates, setUpdates] = useState<Map<string, StatusEvent>>(new Map());
 
-  const rows = messages.data?.data ?? [];
-  const live = rows.some((m) => PENDING.has(m.status));
+  const loaded = messages.data?.data ?? [];
+  // An event newer than the list replaces its status fields; an older one (the list was read
+  // after it) is ignored.
+  const rows = loaded.map((m) => {
+    const u = updates.get(m.message_id);
+    return u && rank(u.status) >= rank(m.status) ? { ...m, ...u } : m;
+  });
+  const onScreen = useRef<{ ids: Set<string>; page: number }>({ ids: new Set(), page });
+  onScreen.current = { ids: new Set(loaded.map((m) => m.message_id)), page };
+  const reload = useRef(messages.reload);
+  reload.current = messages.reload;
+
   useEffect(() => {
-    if (!live) return;
+    const channel = listenPartner((event, data) => {
+      if (event !== 'sms.status' || !isStatusEvent(data)) return;
+      setUpdates((m) => new Map(m).set(data.message_id, data));
+      // A message sent from elsewhere (a till, the API) appears on the first page.
+      if (!onScreen.current.ids.has(data.message_id) && onScreen.current.page === 1) reload.current();
+    }, setLive);
+    return () => channel.close();
+  }, []);
+
+  // Subscribed: read once more, for changes made before it was. Not subscribed: poll while a
+  // message on screen is on its way.
+  const pending = rows.some((m) => PENDING.has(m.status));
+  useEffect(() => {
+    if (live) messages.reload();
+  }, [live]);
+  useEffect(() => {
+    if (live || !pending) return;
     const timer = setInterval(() => messages.reload(), SMS_REFRESH_MS);
     return () => clearInterval(timer);
-  }, [live]);
+  }, [live, pending]);
 
   const save = async (fd: FormData) => {
     const r = await form.run(() => api.PUT('/{locale}/partners/sms-account', { body: { transliterate: bool(fd, 'transliterate') } }));
@@ -74,7 +118,7 @@ export default function Sms() {
       )}
       <LoadError failure={messages.failure} />
       <p class="hint" aria-live="polite">
-        {live ? t('sms.live') : ''}
+        {live ? t('sms.live') : pending ? t('sms.polling') : ''}
       </p>
       <Table
         caption={t('sms.messages')}
