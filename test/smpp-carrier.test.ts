@@ -55,7 +55,7 @@ async function harness(options: Partial<SmppCarrierOptions> = {}, smscOptions: P
   const carrier = new SmppCarrier({ url: smsc.url(), pduTimeoutMs: 1000, reconnect: { initialMs: 100, maxMs: 400 }, ...options });
   const receipts: CarrierReceipt[] = [];
   await carrier.start(async (r) => {
-    receipts.push(r);
+    receipts.push(...[r].flat());
   });
   return {
     smsc,
@@ -369,7 +369,7 @@ describe('SmppCarrier against a test SMSC', () => {
         failNext = false;
         throw new Error('database down');
       }
-      recorded.push(r);
+      recorded.push(...[r].flat());
     });
     try {
       assert.equal(await smsc.deliverReceipt('0000ABCD', 'DELIVRD'), 0x64);

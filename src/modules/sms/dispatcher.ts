@@ -40,7 +40,7 @@ import type {
   TransactionalCarrier,
 } from './carriers/carrier.js';
 import { receiptIdCandidates } from './carriers/smpp-carrier.js';
-import type { SmsLifecycle, SmsMessageRow } from './sms-lifecycle.js';
+import type { SmsLifecycle, SmsMessageRow, TransitionOptions } from './sms-lifecycle.js';
 import { layout } from './sms-text.js';
 import { smsCarrierReceipts, smsHandovers, smsMessageParts, smsMessages } from './sms.tables.js';
 
@@ -254,10 +254,13 @@ export class SmsDispatcher {
     return this.clock.now();
   }
 
-  async recordReceipt(receipt: CarrierReceipt, tx?: Executor): Promise<void> {
+  /** Records receipts as the carrier reports them (one statement however many); applied by the next tick. */
+  async recordReceipt(receipts: CarrierReceipt | readonly CarrierReceipt[], tx?: Executor): Promise<void> {
+    const list = Array.isArray(receipts) ? (receipts as readonly CarrierReceipt[]) : [receipts as CarrierReceipt];
+    if (list.length === 0) return;
     await (tx ?? this.database.db)
       .insert(smsCarrierReceipts)
-      .values({ carrierMessageId: receipt.carrierMessageId, state: receipt.state, error: receipt.error ?? null })
+      .values(list.map((r) => ({ carrierMessageId: r.carrierMessageId, state: r.state, error: r.error ?? null })))
       .onConflictDoNothing();
     this.wake();
   }
@@ -442,7 +445,7 @@ export class SmsDispatcher {
       return await this.transaction(async (tx) => {
         const rows = await this.dueQueued(tx, this.options.batchSize);
         ids = rows.map((r) => r.id);
-        for (const row of rows) await this.handOverInTransaction(carrier, tx, row);
+        await this.handOverInTransaction(carrier, tx, rows);
         return rows.length;
       });
     } catch (err) {
@@ -458,7 +461,7 @@ export class SmsDispatcher {
             .from(smsMessages)
             .where(and(eq(smsMessages.id, id), eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)))
             .for('update', { skipLocked: true });
-          if (row) await this.handOverInTransaction(carrier, tx, row);
+          if (row) await this.handOverInTransaction(carrier, tx, [row]);
         });
       } catch (err) {
         if (!(await this.storeReachable())) throw err;
@@ -470,20 +473,25 @@ export class SmsDispatcher {
     return failures > 0 ? 0 : ids.length;
   }
 
-  private async handOverInTransaction(carrier: TransactionalCarrier, tx: Executor, row: SmsMessageRow): Promise<void> {
-    const result: SubmitResult = await carrier.submit(this.submission(row), tx as never);
-    if (result.ok) {
-      if (result.parts.length > 0) {
-        await tx
-          .insert(smsMessageParts)
-          .values(result.parts.map((p) => ({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId })));
+  /** Hands `rows` over in `tx`: one statement each for the hand-over, the parts and `sent`, however many rows. */
+  private async handOverInTransaction(carrier: TransactionalCarrier, tx: Tx, rows: SmsMessageRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const results = await carrier.submit(rows.map((row) => this.submission(row)), tx);
+    const sent: string[] = [];
+    const parts: Array<typeof smsMessageParts.$inferInsert> = [];
+    for (const [i, row] of rows.entries()) {
+      const result = results[i]!;
+      if (result.ok) {
+        sent.push(row.id);
+        for (const p of result.parts) parts.push({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId });
+      } else if (result.permanent) {
+        await this.lifecycle.transition(tx, row.id, 'failed', { at: this.now(), error: result.error, refund: true });
+      } else {
+        await this.retryLater(tx, row, result.error);
       }
-      await this.lifecycle.transition(tx, row.id, 'sent', { at: this.now() });
-    } else if (result.permanent) {
-      await this.lifecycle.transition(tx, row.id, 'failed', { at: this.now(), error: result.error, refund: true });
-    } else {
-      await this.retryLater(tx, row, result.error);
     }
+    if (parts.length > 0) await tx.insert(smsMessageParts).values(parts);
+    await this.lifecycle.transitionMany(tx, sent, 'sent', this.now());
   }
 
   // -- a remote carrier: parts handed over as the carrier has room ------------------------------
@@ -812,12 +820,21 @@ export class SmsDispatcher {
         .limit(200)
         .for('update', { skipLocked: true });
       const touched = new Set<string>();
-      for (const receipt of receipts) {
+      let pending = receipts;
+      if (!isolated && receipts.length > 0) {
+        // Every receipt by its id as given, in one statement; one that matches nothing is
+        // tried below in its other spellings.
+        const matched = await this.applyExact(tx, receipts);
+        for (const m of matched) touched.add(m.messageId);
+        const applied = new Set(matched.map((m) => m.carrierMessageId));
+        pending = receipts.filter((r) => !applied.has(r.carrierMessageId));
+      }
+      for (const receipt of pending) {
         const messageId = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, async (sp) => {
           // The id as given first; other spellings only when it matches nothing (a decimal "16"
           // must not hit a part whose hex id is "10" when a part "16" exists).
           let part: { messageId: string } | undefined;
-          for (const id of receiptIdCandidates(receipt.carrierMessageId)) {
+          for (const id of receiptIdCandidates(receipt.carrierMessageId).filter((c) => isolated || c !== receipt.carrierMessageId)) {
             [part] = await sp
               .update(smsMessageParts)
               .set({ state: receipt.state, error: receipt.error, updatedAt: this.now() })
@@ -835,25 +852,76 @@ export class SmsDispatcher {
         });
         if (messageId) touched.add(messageId);
       }
-      for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
+      if (isolated) {
+        for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
+      } else {
+        await this.settleMany(tx, [...touched]);
+      }
     });
+  }
+
+  /** Applies receipts whose id is a part's id exactly, and marks them applied: one statement. */
+  private async applyExact(
+    tx: Executor,
+    receipts: ReadonlyArray<{ carrierMessageId: string; state: string; error: string | null }>,
+  ): Promise<Array<{ messageId: string; carrierMessageId: string }>> {
+    const list = JSON.stringify(receipts.map((r) => ({ id: r.carrierMessageId, state: r.state, error: r.error })));
+    const now = this.now().toISOString();
+    const res = await tx.execute(sql`
+      with v as (select * from jsonb_to_recordset(${list}::jsonb) as v(id text, state text, error text)),
+      parts as (
+        update ${smsMessageParts} p set state = v.state, error = v.error, updated_at = ${now}::timestamptz
+        from v where p.carrier_message_id = v.id
+        returning p.message_id, v.id
+      ),
+      applied as (
+        update ${smsCarrierReceipts} r set applied_at = ${now}::timestamptz from parts where r.carrier_message_id = parts.id
+      )
+      select message_id, id from parts`);
+    return (res as unknown as { rows: Array<{ message_id: string; id: string }> }).rows.map((r) => ({ messageId: r.message_id, carrierMessageId: r.id }));
+  }
+
+  /** `settle` for many messages: two reads, and one statement for all that are now delivered. */
+  private async settleMany(tx: Executor, messageIds: string[]): Promise<void> {
+    if (messageIds.length === 0) return;
+    const parts = await tx
+      .select({ messageId: smsMessageParts.messageId, state: smsMessageParts.state, error: smsMessageParts.error })
+      .from(smsMessageParts)
+      .where(inArray(smsMessageParts.messageId, messageIds));
+    const messages = await tx.select({ id: smsMessages.id, parts: smsMessages.parts }).from(smsMessages).where(inArray(smsMessages.id, messageIds));
+    const byMessage = new Map<string, typeof parts>();
+    for (const p of parts) byMessage.set(p.messageId, [...(byMessage.get(p.messageId) ?? []), p]);
+    const delivered: string[] = [];
+    for (const message of messages) {
+      const own = byMessage.get(message.id) ?? [];
+      const outcome = settlement(own, message.parts);
+      if (outcome.to === 'delivered') delivered.push(message.id);
+      else if (outcome.to) await this.lifecycle.transition(tx, message.id, outcome.to, outcome.opts(this.now()));
+    }
+    await this.lifecycle.transitionMany(tx, delivered, 'delivered', this.now());
   }
 
   private async settle(tx: Executor, messageId: string): Promise<void> {
     const parts = await tx.select().from(smsMessageParts).where(eq(smsMessageParts.messageId, messageId));
     const [message] = await tx.select({ parts: smsMessages.parts }).from(smsMessages).where(eq(smsMessages.id, messageId));
     if (!message) return;
-    const failed = parts.find((p) => p.state === 'failed');
-    if (failed) {
-      await this.lifecycle.transition(tx, messageId, 'failed', { at: this.now(), error: failed.error ?? 'Delivery failed' });
-      return;
-    }
-    if (parts.some((p) => p.state === 'expired')) {
-      await this.lifecycle.transition(tx, messageId, 'expired', { at: this.now(), refund: true, detail: 'carrier reported expiry' });
-      return;
-    }
-    if (parts.length === message.parts && parts.every((p) => p.state === 'delivered')) {
-      await this.lifecycle.transition(tx, messageId, 'delivered', { at: this.now() });
-    }
+    const outcome = settlement(parts, message.parts);
+    if (outcome.to) await this.lifecycle.transition(tx, messageId, outcome.to, outcome.opts(this.now()));
   }
+}
+
+/**
+ * What a message's parts make of it: failed when any part failed (with the carrier's reason;
+ * the charge stays, the carrier had it), expired when any part expired (refunded), delivered
+ * when every part is delivered; otherwise nothing yet.
+ */
+function settlement(
+  parts: ReadonlyArray<{ state: string; error: string | null }>,
+  total: number,
+): { to?: 'failed' | 'expired' | 'delivered'; opts: (at: Date) => TransitionOptions } {
+  const failed = parts.find((p) => p.state === 'failed');
+  if (failed) return { to: 'failed', opts: (at) => ({ at, error: failed.error ?? 'Delivery failed' }) };
+  if (parts.some((p) => p.state === 'expired')) return { to: 'expired', opts: (at) => ({ at, refund: true, detail: 'carrier reported expiry' }) };
+  if (parts.length === total && parts.every((p) => p.state === 'delivered')) return { to: 'delivered', opts: (at) => ({ at }) };
+  return { opts: (at) => ({ at }) };
 }

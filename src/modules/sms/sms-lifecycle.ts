@@ -40,6 +40,20 @@ export interface TransitionOptions {
   refund?: boolean;
 }
 
+/** The columns a move to `to` sets. */
+function changes(to: Exclude<SmsStatus, 'queued'>, at: Date, error?: string | null) {
+  const set: Partial<Omit<typeof smsMessages.$inferInsert, 'body'>> & { body?: SQL } = { status: to };
+  if (to === 'sent') set.sentAt = at;
+  if (to === 'delivered') set.deliveredAt = at;
+  if (to === 'failed') set.failedAt = at;
+  if (to === 'expired') set.expiredAt = at;
+  if (error !== undefined) set.errorMessage = error;
+  // The platform's own messages carry sign-in codes: once the text has left for the carrier
+  // (or never will), its digits are not kept.
+  set.body = sql`case when ${smsMessages.partnerId} is null then regexp_replace(${smsMessages.body}, '[0-9]', '•', 'g') else ${smsMessages.body} end`;
+  return set;
+}
+
 /** A message's status as GET /sms/status shows it. */
 export function statusView(row: SmsMessageRow) {
   return {
@@ -125,18 +139,9 @@ export class SmsLifecycle {
     opts: TransitionOptions = {},
   ): Promise<SmsMessageRow | undefined> {
     const at = opts.at ?? new Date();
-    const set: Partial<Omit<typeof smsMessages.$inferInsert, 'body'>> & { body?: SQL } = { status: to };
-    if (to === 'sent') set.sentAt = at;
-    if (to === 'delivered') set.deliveredAt = at;
-    if (to === 'failed') set.failedAt = at;
-    if (to === 'expired') set.expiredAt = at;
-    if (opts.error !== undefined) set.errorMessage = opts.error;
-    // The platform's own messages carry sign-in codes: once the text has left for the carrier
-    // (or never will), its digits are not kept.
-    set.body = sql`case when ${smsMessages.partnerId} is null then regexp_replace(${smsMessages.body}, '[0-9]', '•', 'g') else ${smsMessages.body} end`;
     const [row] = await tx
       .update(smsMessages)
-      .set(set)
+      .set(changes(to, at, opts.error))
       .where(and(eq(smsMessages.id, messageId), inArray(smsMessages.status, FROM[to])))
       .returning();
     if (!row) return undefined;
@@ -154,6 +159,27 @@ export class SmsLifecycle {
     await this.publish(tx, row);
     uncommitted.getStore()?.push(row);
     return row;
+  }
+
+  /**
+   * `transition` for many messages at once, to a status that never refunds: one UPDATE and one
+   * INSERT whatever their number (the dispatcher's batches). Returns the rows it moved; a
+   * message another worker got to first is left out.
+   */
+  async transitionMany(tx: Executor, messageIds: readonly string[], to: 'sent' | 'delivered', at: Date): Promise<SmsMessageRow[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await tx
+      .update(smsMessages)
+      .set(changes(to, at))
+      .where(and(inArray(smsMessages.id, [...messageIds]), inArray(smsMessages.status, FROM[to])))
+      .returning();
+    if (rows.length === 0) return rows;
+    await tx.insert(smsStatusEvents).values(rows.map((row) => ({ messageId: row.id, status: to, at, detail: null })));
+    for (const row of rows) {
+      await this.publish(tx, row);
+      uncommitted.getStore()?.push(row);
+    }
+    return rows;
   }
 
   private async publish(tx: Executor, row: SmsMessageRow): Promise<void> {

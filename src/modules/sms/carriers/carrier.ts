@@ -52,7 +52,8 @@ export interface CarrierReceipt {
   error?: string;
 }
 
-export type ReceiptSink = (receipt: CarrierReceipt, tx?: Tx) => Promise<void>;
+/** Records one receipt, or several at once (in one statement). */
+export type ReceiptSink = (receipts: CarrierReceipt | readonly CarrierReceipt[], tx?: Tx) => Promise<void>;
 
 interface CarrierBase {
   readonly name: 'simulator' | 'smpp';
@@ -71,7 +72,8 @@ interface CarrierBase {
  */
 export interface TransactionalCarrier extends CarrierBase {
   readonly transactional: true;
-  submit(message: CarrierSubmission, tx: Tx): Promise<SubmitResult>;
+  /** Hands over a batch; one result per message, in order. */
+  submit(messages: readonly CarrierSubmission[], tx: Tx): Promise<SubmitResult[]>;
 }
 
 /**
