@@ -36,7 +36,6 @@ import type {
   PartOutcome,
   PreparedPart,
   RemoteCarrier,
-  SubmitResult,
   TransactionalCarrier,
 } from './carriers/carrier.js';
 import { receiptIdCandidates } from './carriers/smpp-carrier.js';
