@@ -92,6 +92,9 @@ export async function startBenchServer(name: string, env: Record<string, string>
       ...benchEnv(),
       ...env,
     }),
+    undefined,
+    // e.g. "--cpu-prof --cpu-prof-dir=prof" (the profile is written when the server stops).
+    (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   );
   // Keep reading the logs (a full pipe would stall the server) without keeping them.
   server.child.stdout!.removeAllListeners('data');

@@ -13,7 +13,7 @@
 // would not contend with each other. The dispatcher runs at its defaults.
 //
 // Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (16), DATABASE_URL, REDIS_URL,
-// BENCH_LOG_LEVEL (info), WEB_CONCURRENCY.
+// BENCH_LOG_LEVEL (info), WEB_CONCURRENCY, BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=prof").
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { PGBENCH_DB, pgbenchTps, settingsLine, startBenchServer } from './postgres.js';

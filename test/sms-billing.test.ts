@@ -63,6 +63,18 @@ async function ledgerSum(partnerId: number): Promise<number> {
   return units(Number(r.rows[0]!.total));
 }
 
+/** Every ledger line's balance_after is the one before it plus its amount (sends charged together included). */
+async function assertLedgerChain(partnerId: number): Promise<void> {
+  const r = (await t.app.context.database.db.execute(
+    sql`select amount::text as amount, balance_after::text as after from sms_account_ledger where partner_id = ${partnerId} order by id`,
+  )) as unknown as { rows: Array<{ amount: string; after: string }> };
+  let balance = 0;
+  for (const [i, line] of r.rows.entries()) {
+    balance += units(Number(line.amount));
+    assert.equal(units(Number(line.after)), balance, `ledger line ${i}: ${JSON.stringify(r.rows)}`);
+  }
+}
+
 describe('SMS billing', () => {
   it('50 concurrent sends against a balance for 10: exactly 10 accepted, the rest QUOTA_EXCEEDED, balance 0', async () => {
     const partner = await createSmsPartner(t, admin, { balance: '0.29' });
@@ -87,6 +99,18 @@ describe('SMS billing', () => {
     assert.deepEqual(listed.map((m) => m.message_id).sort(), ok.map((r) => r.body.data.message_id).sort());
     for (const m of listed) assert.equal(units(m.cost.amount), LT);
     assert.equal(await ledgerSum(partner.id), 0, 'the ledger agrees with the balance');
+    await assertLedgerChain(partner.id);
+  });
+
+  it('concurrent sends the balance covers: every one accepted, each ledger line one charge after the other', async () => {
+    const partner = await createSmsPartner(t, admin, { balance: '10' });
+    const sizes = [1, 150, 300, 450];
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => send(t, partner, sendBody({ message: 'y'.repeat(sizes[i % 4]!) }))));
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]), results.map((r) => r.text).join('\n'));
+    const charged = results.reduce((n, r) => n + units(r.body.data.cost.amount), 0);
+    assert.equal(units(10) - units((await account(t, partner)).balance), charged);
+    assert.equal(await messageTotal(t, partner), 40);
+    await assertLedgerChain(partner.id);
   });
 
   it('concurrent sends of different sizes: the charges sum exactly to parts × price of those accepted', async () => {
@@ -122,6 +146,7 @@ describe('SMS billing', () => {
       charged,
     );
     assert.equal(await ledgerSum(partner.id), units(after.balance));
+    await assertLedgerChain(partner.id);
   });
 
   it('refuses a message the balance cannot pay for at all, naming balance and required; nothing changes', async () => {

@@ -17,9 +17,9 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Start the server and resolve once it printed its banner ("is listening on …"). */
-export async function startServerProcess(env: Env, timeoutMs = 180_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
+/** Start the server and resolve once it printed its banner ("is listening on …"); `nodeArgs` go to node (e.g. --cpu-prof). */
+export async function startServerProcess(env: Env, timeoutMs = 180_000, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SERVER], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -31,7 +31,23 @@ export interface PriceTable {
   [country: string]: string;
 }
 
+export type ChargeResult = { ok: true } | { ok: false; balance: string };
+
+interface WaitingCharge {
+  amount: bigint;
+  m: QueuedMessage;
+  resolve(result: ChargeResult): void;
+  reject(err: unknown): void;
+}
+
+/** Sends of one partner charged in one statement at most. */
+const MAX_CHARGE_BATCH = 100;
+
 export class SmsAccountsService {
+  /** Per partner: sends waiting for the charge statement in flight. */
+  private readonly waiting = new Map<number, WaitingCharge[]>();
+  private readonly charging = new Set<number>();
+
   constructor(
     private readonly db: Db,
     private readonly defaultPrices: PriceTable,
@@ -196,16 +212,123 @@ export class SmsAccountsService {
   }
 
   /**
-   * Charge `amount` and queue the message in ONE statement: the balance update, the message,
-   * its `queued` event and the ledger line are written together or not at all (nothing when
-   * the balance is too low), and the account row is locked only while this statement runs.
+   * Charge `amount` and queue the message: the balance update, the message, its `queued`
+   * event and the ledger line are written together or not at all (nothing when the balance
+   * is too low). In a caller's transaction, one statement there. Outside one (`exec` is the
+   * database), sends of one partner share statements: while one is in flight, the sends that
+   * arrive wait and then go together (`chargeBatch`), since each statement holds the account
+   * row until its commit — one at a time per partner, one fsync each.
    */
-  async chargeAndQueue(
-    exec: Executor,
-    partnerId: number,
-    amount: bigint,
-    m: QueuedMessage,
-  ): Promise<{ ok: true } | { ok: false; balance: string }> {
+  chargeAndQueue(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
+    if (exec !== this.db) return this.chargeOne(exec, partnerId, amount, m);
+    return new Promise<ChargeResult>((resolve, reject) => {
+      const queue = this.waiting.get(partnerId);
+      if (queue) queue.push({ amount, m, resolve, reject });
+      else this.waiting.set(partnerId, [{ amount, m, resolve, reject }]);
+      if (!this.charging.has(partnerId)) void this.drain(partnerId);
+    });
+  }
+
+  /** Runs the waiting charges of a partner, a batch at a time, until none wait. */
+  private async drain(partnerId: number): Promise<void> {
+    this.charging.add(partnerId);
+    try {
+      for (let queue = this.waiting.get(partnerId); queue && queue.length > 0; queue = this.waiting.get(partnerId)) {
+        const batch = queue.splice(0, MAX_CHARGE_BATCH);
+        if (queue.length === 0) this.waiting.delete(partnerId);
+        await this.chargeBatch(partnerId, batch);
+      }
+    } finally {
+      this.charging.delete(partnerId);
+    }
+  }
+
+  /**
+   * All of `batch` in one statement when the balance covers them all; otherwise — or should
+   * that statement fail — each alone, in the order they came, exactly as if they had not
+   * waited (the first that does not fit is refused, a later cheaper one may still fit).
+   */
+  private async chargeBatch(partnerId: number, batch: WaitingCharge[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        if (await this.chargeAll(partnerId, batch)) {
+          for (const c of batch) c.resolve({ ok: true });
+          return;
+        }
+      } catch {
+        // Each alone below: a bad one fails by itself, an unreachable store fails each.
+      }
+    }
+    for (const c of batch) {
+      try {
+        c.resolve(await this.chargeOne(this.db, partnerId, c.amount, c.m));
+      } catch (err) {
+        c.reject(err);
+      }
+    }
+  }
+
+  /** `chargeOne` for several messages: one balance update by their sum, a ledger line each. */
+  private async chargeAll(partnerId: number, batch: WaitingCharge[]): Promise<boolean> {
+    const total = formatAmount(batch.reduce((sum, c) => sum + c.amount, 0n));
+    const at = (d: Date | null) => (d === null ? null : d.toISOString());
+    const rows = JSON.stringify(
+      batch.map(({ m, amount }, n) => ({
+        n,
+        id: m.id,
+        source: m.source,
+        destination: m.destination,
+        country: m.country,
+        body: m.body,
+        encoding: m.encoding,
+        transliterated: m.transliterated,
+        parts: m.parts,
+        price_per_part: m.pricePerPart,
+        cost: m.cost,
+        charge: formatAmount(amount),
+        scheduled_at: at(m.scheduledAt),
+        validity_at: at(m.validityAt),
+        receipt: m.receipt,
+        receipt_url: m.receiptUrl,
+        marketing_consent: m.marketingConsent,
+        carrier: m.carrier,
+        next_attempt_at: at(m.nextAttemptAt),
+        created_at: at(m.createdAt),
+      })),
+    );
+    const res = (await this.db.execute(sql`
+      with input as (
+        select * from jsonb_to_recordset(${rows}::jsonb) as v(n int, id text, source text, destination text, country text,
+          body text, encoding text, transliterated boolean, parts int, price_per_part numeric, cost numeric, charge numeric,
+          scheduled_at timestamptz, validity_at timestamptz, receipt boolean, receipt_url text, marketing_consent boolean,
+          carrier text, next_attempt_at timestamptz, created_at timestamptz)
+      ), charged as (
+        update ${smsAccounts} set balance = balance - ${total}::numeric, updated_at = now()
+        where partner_id = ${partnerId} and balance >= ${total}::numeric
+        returning balance
+      ), msg as (
+        insert into ${smsMessages} (id, partner_id, source, destination, country, body, encoding, transliterated, parts,
+          price_per_part, cost, scheduled_at, validity_at, receipt, receipt_url, marketing_consent, carrier, next_attempt_at, created_at)
+        select v.id, ${partnerId}, v.source, v.destination, v.country, v.body, v.encoding, v.transliterated, v.parts,
+          v.price_per_part, v.cost, v.scheduled_at, v.validity_at, v.receipt, v.receipt_url, v.marketing_consent, v.carrier,
+          v.next_attempt_at, v.created_at
+        from input v, charged order by v.n
+        returning id, created_at
+      ), queued as (
+        insert into ${smsStatusEvents} (message_id, status, at) select id, 'queued', created_at from msg
+      ), ledger as (
+        insert into ${smsAccountLedger} (partner_id, kind, amount, balance_after, message_id)
+        select ${partnerId}, 'charge', -v.charge, c.balance + ${total}::numeric - sum(v.charge) over (order by v.n), v.id
+        from input v, charged c order by v.n
+      )
+      select balance from charged`)) as unknown as { rows: Array<{ balance: string }> };
+    return res.rows.length > 0;
+  }
+
+  /**
+   * One message in ONE statement: the account row is locked only while this statement runs.
+   */
+  private async chargeOne(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
     const text = formatAmount(amount);
     const at = (d: Date | null) => (d === null ? null : d.toISOString());
     const res = (await exec.execute(sql`
