@@ -179,11 +179,16 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
     // Delivery receipts are queued as webhooks in the transaction of each status change; once
     // it has committed, the change is announced on the partner's private channel (the console).
-    const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks, (row) => {
-      if (row.partnerId === null) return;
-      realtime
-        .publish(`private-partner.${row.partnerId}`, 'sms.status', statusEvent(row))
-        .catch((err: unknown) => opts.log?.warn({ err, message_id: row.id }, 'sms.status event not published'));
+    const smsLifecycle = new SmsLifecycle(smsAccounts, webhooks, (rows) => {
+      const events = rows
+        .filter((row) => row.partnerId !== null)
+        .map((row) => ({ channel: `private-partner.${row.partnerId}`, event: 'sms.status', data: statusEvent(row) }));
+      // A batch of at most 10 events (Pusher's limit) goes out as one message between nodes.
+      for (let i = 0; i < events.length; i += 10) {
+        realtime
+          .publishBatch(events.slice(i, i + 10))
+          .catch((err: unknown) => opts.log?.warn({ err, messages: events.length }, 'sms.status events not published'));
+      }
     });
     const carrier = createCarrier(config, database, systemClock, opts.log);
     const smsDispatcher = new SmsDispatcher(database, carrier, smsLifecycle, systemClock, {

@@ -257,8 +257,8 @@ describe('sms.status events on the partner channel (pusher-js)', () => {
   it('announces nothing for a change that rolled back, or a savepoint that did', async () => {
     const db = t.app.context.database.db;
     const announced: string[] = [];
-    const lifecycle = new SmsLifecycle(new SmsAccountsService(db, {}), { enqueue: async () => 'unused: no receipt asked' }, (row) =>
-      announced.push(`${row.id}:${row.status}`),
+    const lifecycle = new SmsLifecycle(new SmsAccountsService(db, {}), { enqueue: async () => 'unused: no receipt asked' }, (rows) =>
+      announced.push(...rows.map((row) => `${row.id}:${row.status}`)),
     );
     const sent = await sendOk(t, partner, sendBody({ scheduled: inMs(3600_000) }));
     const id = sent.message_id;

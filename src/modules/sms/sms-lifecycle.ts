@@ -77,8 +77,8 @@ export function receiptPayload(row: SmsMessageRow) {
   return payload;
 }
 
-/** Told of a message's new status once the transaction that changed it has committed. */
-export type StatusAnnouncer = (row: SmsMessageRow) => void;
+/** Told of the messages a transaction moved, once it has committed (each once, in its last state). */
+export type StatusAnnouncer = (rows: SmsMessageRow[]) => void;
 
 /** The transitions of the transaction running in this async context, waiting for its commit. */
 const uncommitted = new AsyncLocalStorage<SmsMessageRow[]>();
@@ -107,7 +107,7 @@ export class SmsLifecycle {
     const result = await uncommitted.run(changed, run);
     const latest = new Map<string, SmsMessageRow>();
     for (const row of changed) latest.set(row.id, row);
-    for (const row of latest.values()) this.announce(row);
+    if (latest.size > 0) this.announce([...latest.values()]);
     return result;
   }
 
