@@ -69,6 +69,9 @@ export const DISPATCH_ERROR = 'The message could not be handed to the carrier';
 const DEFAULT_MAX_ATTEMPTS = 8;
 /** Consecutive failures of the store: ticks back off from pollMs doubling to this. */
 const MAX_ERROR_BACKOFF_MS = 30_000;
+/** Receipts recorded per INSERT. */
+const RECEIPT_INSERT_SLICE = 5000;
+
 /** How long a receipt is tried against the parts we know before it is left alone. */
 const RECEIPT_MATCH_WINDOW_MS = 3_600_000;
 /** An answer that cannot be recorded this many times is left to the in-doubt sweep. */
@@ -136,7 +139,7 @@ export class SmsDispatcher {
 
   /** A transaction whose status changes are announced once it has committed. */
   private transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.lifecycle.committed(() => this.database.db.transaction(fn));
+    return this.lifecycle.transaction(this.database.db, fn);
   }
 
   async start(): Promise<void> {
@@ -257,10 +260,13 @@ export class SmsDispatcher {
   async recordReceipt(receipts: CarrierReceipt | readonly CarrierReceipt[], tx?: Executor): Promise<void> {
     const list = Array.isArray(receipts) ? (receipts as readonly CarrierReceipt[]) : [receipts as CarrierReceipt];
     if (list.length === 0) return;
-    await (tx ?? this.database.db)
-      .insert(smsCarrierReceipts)
-      .values(list.map((r) => ({ carrierMessageId: r.carrierMessageId, state: r.state, error: r.error ?? null })))
-      .onConflictDoNothing();
+    // In slices: three parameters a receipt, and a statement takes at most 65,535.
+    for (let i = 0; i < list.length; i += RECEIPT_INSERT_SLICE) {
+      await (tx ?? this.database.db)
+        .insert(smsCarrierReceipts)
+        .values(list.slice(i, i + RECEIPT_INSERT_SLICE).map((r) => ({ carrierMessageId: r.carrierMessageId, state: r.state, error: r.error ?? null })))
+        .onConflictDoNothing();
+    }
     this.wake();
   }
 
@@ -300,7 +306,7 @@ export class SmsDispatcher {
   private async alone<T>(tx: Tx, isolated: boolean, what: string, id: string, fn: (sp: Tx) => Promise<T>): Promise<T | undefined> {
     if (!isolated) return fn(tx);
     try {
-      return await this.lifecycle.savepoint(() => tx.transaction(fn));
+      return await this.lifecycle.savepoint(tx, fn);
     } catch (err) {
       this.options.log.error({ err, message_id: id }, `sms ${what} failed for one message; the others go on`);
       return undefined;

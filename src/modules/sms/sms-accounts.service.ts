@@ -3,7 +3,7 @@
 // transliteration setting. Every balance change is a ledger row written in the same
 // transaction as the change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../infra/db/index.js';
+import { isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
@@ -245,8 +245,9 @@ export class SmsAccountsService {
 
   /**
    * All of `batch` in one statement when the balance covers them all; otherwise — or should
-   * that statement fail — each alone, in the order they came, exactly as if they had not
-   * waited (the first that does not fit is refused, a later cheaper one may still fit).
+   * that statement fail on one of them — each alone, in the order they came, exactly as if
+   * they had not waited (the first that does not fit is refused, a later cheaper one may
+   * still fit). With the store unreachable they all fail at once, not one timeout after another.
    */
   private async chargeBatch(partnerId: number, batch: WaitingCharge[]): Promise<void> {
     if (batch.length > 1) {
@@ -255,8 +256,12 @@ export class SmsAccountsService {
           for (const c of batch) c.resolve({ ok: true });
           return;
         }
-      } catch {
-        // Each alone below: a bad one fails by itself, an unreachable store fails each.
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          for (const c of batch) c.reject(err);
+          return;
+        }
+        // Each alone below: a bad one fails by itself.
       }
     }
     for (const c of batch) {

@@ -10,10 +10,9 @@
 // current status (so racing workers cannot apply two), records a status event, refunds when
 // the rule says so and — when the sender asked for receipts — queues the signed webhook, all in
 // the caller's transaction. Once that transaction has committed, each change is announced
-// (`sms.status` on the partner's private realtime channel): see `committed`.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// (`sms.status` on the partner's private realtime channel): see `transaction`.
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../infra/db/index.js';
+import type { Db, Executor, Tx } from '../../infra/db/index.js';
 import { amountToJson, parseAmount } from '../../shared/money.js';
 import { iso } from '../../shared/time.js';
 import type { SmsAccountsService } from './sms-accounts.service.js';
@@ -80,9 +79,6 @@ export function receiptPayload(row: SmsMessageRow) {
 /** Told of the messages a transaction moved, once it has committed (each once, in its last state). */
 export type StatusAnnouncer = (rows: SmsMessageRow[]) => void;
 
-/** The transitions of the transaction running in this async context, waiting for its commit. */
-const uncommitted = new AsyncLocalStorage<SmsMessageRow[]>();
-
 /**
  * The realtime `sms.status` event: the status fields of a `partners/sms/messages` item (no
  * text), so a list on screen can take them over as they are.
@@ -92,6 +88,9 @@ export function statusEvent(row: SmsMessageRow) {
 }
 
 export class SmsLifecycle {
+  /** The moves of each open transaction (and its savepoints), waiting for its commit. */
+  private readonly uncommitted = new WeakMap<Executor, SmsMessageRow[]>();
+
   constructor(
     private readonly accounts: SmsAccountsService,
     private readonly receipts: ReceiptPublisher,
@@ -99,24 +98,32 @@ export class SmsLifecycle {
   ) {}
 
   /**
-   * Runs a transaction (`run` opens and commits it) and, once it has committed, announces every
-   * message it moved — each once, in its final state. Nothing is announced when it fails.
+   * Runs `fn` in a new transaction of `db` and, once it has committed, announces every message
+   * it moved — each once, in its last state. Nothing is announced when it fails. (The moves
+   * are kept per transaction object, passed along explicitly: no async context tracking,
+   * which would tax every promise of the process.)
    */
-  async committed<T>(run: () => Promise<T>): Promise<T> {
+  async transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const changed: SmsMessageRow[] = [];
-    const result = await uncommitted.run(changed, run);
+    const result = await db.transaction((tx) => {
+      this.uncommitted.set(tx, changed);
+      return fn(tx);
+    });
     const latest = new Map<string, SmsMessageRow>();
     for (const row of changed) latest.set(row.id, row);
     if (latest.size > 0) this.announce([...latest.values()]);
     return result;
   }
 
-  /** Runs a savepoint (`run` opens it): its transitions are forgotten when it rolls back. */
-  async savepoint<T>(run: () => Promise<T>): Promise<T> {
-    const changed = uncommitted.getStore();
+  /** Runs `fn` in a savepoint of `tx`: its moves are forgotten when it rolls back. */
+  async savepoint<T>(tx: Tx, fn: (sp: Tx) => Promise<T>): Promise<T> {
+    const changed = this.uncommitted.get(tx);
     const mark = changed?.length ?? 0;
     try {
-      return await run();
+      return await tx.transaction((sp) => {
+        if (changed) this.uncommitted.set(sp, changed);
+        return fn(sp);
+      });
     } catch (err) {
       if (changed) changed.length = mark;
       throw err;
@@ -152,12 +159,12 @@ export class SmsLifecycle {
       if (refunded) {
         const [updated] = await tx.update(smsMessages).set({ refundedAt: at }).where(eq(smsMessages.id, messageId)).returning();
         await this.publish(tx, updated!);
-        uncommitted.getStore()?.push(updated!);
+        this.uncommitted.get(tx)?.push(updated!);
         return updated;
       }
     }
     await this.publish(tx, row);
-    uncommitted.getStore()?.push(row);
+    this.uncommitted.get(tx)?.push(row);
     return row;
   }
 
@@ -177,7 +184,7 @@ export class SmsLifecycle {
     await tx.insert(smsStatusEvents).values(rows.map((row) => ({ messageId: row.id, status: to, at, detail: null })));
     for (const row of rows) {
       await this.publish(tx, row);
-      uncommitted.getStore()?.push(row);
+      this.uncommitted.get(tx)?.push(row);
     }
     return rows;
   }

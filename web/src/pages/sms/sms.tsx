@@ -13,6 +13,8 @@ import { formatDateTime, formatEur, useI18n } from '../../i18n';
 
 const PENDING = new Set(['queued', 'sent']);
 export const SMS_REFRESH_MS = 5000;
+const RELOAD_AT_MOST_EVERY_MS = 1000;
+const MAX_UPDATES = 200;
 
 type Message = NonNullable<Awaited<ReturnType<typeof loadMessages>>['data']>['data'][number];
 type StatusEvent = Pick<Message, 'message_id' | 'status' | 'sent_at' | 'delivered_at' | 'failed_at' | 'expired_at' | 'error_message' | 'refunded'>;
@@ -49,15 +51,44 @@ export default function Sms() {
   onScreen.current = { ids: new Set(loaded.map((m) => m.message_id)), page };
   const reload = useRef(messages.reload);
   reload.current = messages.reload;
+  const reloadSoon = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  // Events the list has caught up with are dropped once it is read again.
+  useEffect(() => {
+    if (!messages.data) return;
+    const listed = new Map(messages.data.data.map((m) => [m.message_id, m.status]));
+    setUpdates((m) => {
+      const kept = new Map([...m].filter(([id, u]) => !listed.has(id) || rank(u.status) > rank(listed.get(id)!)));
+      return kept.size === m.size ? m : kept;
+    });
+  }, [messages.data]);
 
   useEffect(() => {
     const channel = listenPartner((event, data) => {
       if (event !== 'sms.status' || !isStatusEvent(data)) return;
-      setUpdates((m) => new Map(m).set(data.message_id, data));
-      // A message sent from elsewhere (a till, the API) appears on the first page.
-      if (!onScreen.current.ids.has(data.message_id) && onScreen.current.page === 1) reload.current();
+      setUpdates((m) => {
+        const next = new Map(m).set(data.message_id, data);
+        // Bounded: the oldest go first (a page shows 20; the rest are for rows about to appear).
+        for (const id of next.keys()) {
+          if (next.size <= MAX_UPDATES) break;
+          next.delete(id);
+        }
+        return next;
+      });
+      // A message just sent from elsewhere (a till, the API) appears on the first page: its
+      // first event is its hand-over (or its failure before it). Reloads are at most one a second.
+      const fresh = data.status === 'sent' || data.sent_at === null;
+      if (fresh && !onScreen.current.ids.has(data.message_id) && onScreen.current.page === 1 && reloadSoon.current === undefined) {
+        reloadSoon.current = setTimeout(() => {
+          reloadSoon.current = undefined;
+          reload.current();
+        }, RELOAD_AT_MOST_EVERY_MS);
+      }
     }, setLive);
-    return () => channel.close();
+    return () => {
+      channel.close();
+      clearTimeout(reloadSoon.current);
+    };
   }, []);
 
   // Subscribed: read once more, for changes made before it was. Not subscribed: poll while a
