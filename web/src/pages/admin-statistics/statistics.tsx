@@ -6,6 +6,7 @@ import { api } from '../../api/client';
 import { DayChart, daysAgoUtc, daysBetween, todayUtc } from '../../components/chart';
 import { Page } from '../../components/console';
 import { LoadError, useLoad, useQuery } from '../../components/data';
+import { Select } from '../../components/form';
 import { usePartners } from '../../components/partner-picker';
 import { formatEur, formatNumber, useI18n } from '../../i18n';
 import type { paths } from '../../api/loyalty-api';
@@ -66,17 +67,12 @@ export default function Statistics() {
           <label for="stats-to">{t('common.to')}</label>
           <input id="stats-to" name="to" type="date" defaultValue={to} />
         </div>
-        <div class="field">
-          <label for="stats-partner">{t('admin.partner')}</label>
-          <select id="stats-partner" name="partner">
-            <option value="">{t('stats.all_partners')}</option>
-            {(partners.data?.data ?? []).map((p) => (
-              <option key={p.id} value={String(p.id)} selected={query.partner === String(p.id)}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select
+          name="partner"
+          label={t('admin.partner')}
+          defaultValue={query.partner ?? ''}
+          options={[{ value: '', label: t('stats.all_partners') }, ...(partners.data?.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))]}
+        />
         <div class="actions">
           <button type="submit" class="button">
             {t('stats.show')}

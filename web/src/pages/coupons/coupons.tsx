@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, download, type Failure } from '../../api/client';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
+import { Select } from '../../components/form';
 import { formatDateTime, useI18n } from '../../i18n';
 
 const STATUSES = ['active', 'pending', 'used', 'expired'] as const;
@@ -60,43 +61,28 @@ export default function Coupons() {
           setQuery(Object.fromEntries(FILTERS.map((f) => [f, String(fd.get(f) ?? '').trim()])));
         }}
       >
-        <div class="field">
-          <label for="cp-status">{t('common.status')}</label>
-          <select id="cp-status" name="status">
-            <option value="" selected={!query.status}>{t('common.all')}</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s} selected={query.status === s}>
-                {t(`coupons.status_${s}`)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select
+          name="status"
+          label={t('common.status')}
+          defaultValue={query.status ?? ''}
+          options={[{ value: '', label: t('common.all') }, ...STATUSES.map((st) => ({ value: st, label: t(`coupons.status_${st}`) }))]}
+        />
         <div class="field">
           <label for="cp-code">{t('coupons.code')}</label>
           <input id="cp-code" name="code" autoComplete="off" defaultValue={query.code} />
         </div>
-        <div class="field">
-          <label for="cp-offer">{t('coupons.offer')}</label>
-          <select id="cp-offer" name="offer_id">
-            <option value="" selected={!query.offer_id}>{t('common.all')}</option>
-            {(offers.data?.data ?? []).map((o) => (
-              <option key={o.id} value={String(o.id)} selected={query.offer_id === String(o.id)}>
-                {o.title}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="cp-shop">{t('coupons.used_shop')}</label>
-          <select id="cp-shop" name="shop_id">
-            <option value="" selected={!query.shop_id}>{t('common.all')}</option>
-            {(shops.data?.data ?? []).map((s) => (
-              <option key={s.id} value={String(s.id)} selected={query.shop_id === String(s.id)}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select
+          name="offer_id"
+          label={t('coupons.offer')}
+          defaultValue={query.offer_id ?? ''}
+          options={[{ value: '', label: t('common.all') }, ...(offers.data?.data ?? []).map((o) => ({ value: String(o.id), label: o.title }))]}
+        />
+        <Select
+          name="shop_id"
+          label={t('coupons.used_shop')}
+          defaultValue={query.shop_id ?? ''}
+          options={[{ value: '', label: t('common.all') }, ...(shops.data?.data ?? []).map((sh) => ({ value: String(sh.id), label: sh.name }))]}
+        />
         <div class="field">
           <label for="cp-user">{t('transactions.user_id')}</label>
           <input id="cp-user" name="user_id" inputMode="numeric" defaultValue={query.user_id} />

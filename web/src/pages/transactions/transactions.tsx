@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, download, type Failure } from '../../api/client';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
+import { Select } from '../../components/form';
 import { formatDateTime, formatEur, formatNumber, useI18n } from '../../i18n';
 
 const TYPES = ['purchase', 'deduct', 'adjust', 'bonus', 'expire', 'reversal'] as const;
@@ -56,17 +57,12 @@ export default function Transactions() {
           setQuery(Object.fromEntries(FILTERS.map((f) => [f, String(fd.get(f) ?? '').trim()])));
         }}
       >
-        <div class="field">
-          <label for="tx-type">{t('transactions.type')}</label>
-          <select id="tx-type" name="type">
-            <option value="">{t('common.all')}</option>
-            {TYPES.map((ty) => (
-              <option key={ty} value={ty} selected={query.type === ty}>
-                {t(`transactions.type_${ty}`)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select
+          name="type"
+          label={t('transactions.type')}
+          defaultValue={query.type ?? ''}
+          options={[{ value: '', label: t('common.all') }, ...TYPES.map((ty) => ({ value: ty, label: t(`transactions.type_${ty}`) }))]}
+        />
         <div class="field">
           <label for="tx-from">{t('common.from')}</label>
           <input id="tx-from" name="from" type="date" defaultValue={query.from} />
@@ -75,17 +71,12 @@ export default function Transactions() {
           <label for="tx-to">{t('common.to')}</label>
           <input id="tx-to" name="to" type="date" defaultValue={query.to} />
         </div>
-        <div class="field">
-          <label for="tx-shop">{t('transactions.shop')}</label>
-          <select id="tx-shop" name="shop_id">
-            <option value="">{t('common.all')}</option>
-            {(shops.data?.data ?? []).map((s) => (
-              <option key={s.id} value={String(s.id)} selected={query.shop_id === String(s.id)}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select
+          name="shop_id"
+          label={t('transactions.shop')}
+          defaultValue={query.shop_id ?? ''}
+          options={[{ value: '', label: t('common.all') }, ...(shops.data?.data ?? []).map((s) => ({ value: String(s.id), label: s.name }))]}
+        />
         <div class="field">
           <label for="tx-card">{t('transactions.card_id')}</label>
           <input id="tx-card" name="card_id" inputMode="numeric" defaultValue={query.card_id} />
