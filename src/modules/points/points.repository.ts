@@ -4,7 +4,7 @@
 // lots' remaining and the card's balance) is written by ONE statement: a failure leaves
 // nothing half-written, and the till waits for one round trip instead of five.
 import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../infra/db/index.js';
+import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
 // The one place outside the partner-cards module that reads its table: the programme's
 // rules are joined to the card lock so that an award stays one round trip at the till.
@@ -137,7 +137,16 @@ export const pointsRepository = {
    */
   async award(db: Executor, a: AwardStatementInput): Promise<AwardStatementResult | undefined> {
     const now = a.now.toISOString();
-    const result = await db.execute(sql`
+    const [row] = await executePrepared<{
+      customer_id: number;
+      points_balance: number;
+      active: boolean;
+      due: boolean;
+      shop_ok: boolean;
+      points: string;
+      tx_id: number | null;
+      balance_after: number | null;
+    }>(db, sql`
       with card as (
         select c.id, c.customer_id, c.points_balance,
                (pc.is_active and pc.deleted_at is null) as active,
@@ -175,16 +184,6 @@ export const pointsRepository = {
       select card.customer_id, card.points_balance, card.active, card.due, card.shop_ok, card.points::text as points,
              t.id as tx_id, t.balance_after
       from card left join t on true`);
-    const [row] = rowsOf<{
-      customer_id: number;
-      points_balance: number;
-      active: boolean;
-      due: boolean;
-      shop_ok: boolean;
-      points: string;
-      tx_id: number | null;
-      balance_after: number | null;
-    }>(result);
     if (!row) return undefined;
     return {
       customerId: Number(row.customer_id),
