@@ -21,8 +21,10 @@ describe('executePrepared on PostgreSQL', () => {
     await t.drop();
   });
 
-  const prepared = async () =>
-    (await database.db.execute(sql`select name from pg_prepared_statements where name like 'loyalty_%'`)).rows.length;
+  const prepared = async () => {
+    const result = await database.db.execute(sql`select name from pg_prepared_statements where name like 'loyalty_%'`);
+    return (result as unknown as { rows: unknown[] }).rows.length;
+  };
 
   it('prepares a text once per connection', async () => {
     assert.equal(await prepared(), 0);

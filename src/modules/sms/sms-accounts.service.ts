@@ -3,7 +3,7 @@
 // transliteration setting. Every balance change is a ledger row written in the same
 // transaction as the change.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
+import { executePrepared, isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
@@ -200,14 +200,12 @@ export class SmsAccountsService {
    * sender of the partner, and the account's transliteration default and prices.
    */
   async sendContext(partnerId: number, source: string, exec: Executor = this.db): Promise<{ approved: boolean; transliterate: boolean; prices: PriceTable }> {
-    const res = (await exec.execute(sql`
+    const rows = await executePrepared<{ approved: boolean; prices: PriceTable | null; transliterate: boolean | null }>(exec, sql`
       select exists (select 1 from ${smsSenders} where ${smsSenders.partnerId} = ${partnerId} and ${smsSenders.name} = ${source}) as approved,
              a.prices, a.transliterate
       from (select 1) one
-      left join ${smsAccounts} a on a.partner_id = ${partnerId}`)) as unknown as {
-      rows: Array<{ approved: boolean; prices: PriceTable | null; transliterate: boolean | null }>;
-    };
-    const row = res.rows[0]!;
+      left join ${smsAccounts} a on a.partner_id = ${partnerId}`);
+    const row = rows[0]!; // (select 1) left join: always one row
     return { approved: row.approved, transliterate: row.transliterate ?? false, prices: { ...this.defaultPrices, ...(row.prices ?? {}) } };
   }
 
@@ -301,7 +299,7 @@ export class SmsAccountsService {
         created_at: at(m.createdAt),
       })),
     );
-    const res = (await this.db.execute(sql`
+    const charged = await executePrepared<{ balance: string }>(this.db, sql`
       with input as (
         select * from jsonb_to_recordset(${rows}::jsonb) as v(n int, id text, source text, destination text, country text,
           body text, encoding text, transliterated boolean, parts int, price_per_part numeric, cost numeric, charge numeric,
@@ -326,8 +324,8 @@ export class SmsAccountsService {
         select ${partnerId}, 'charge', -v.charge, c.balance + ${total}::numeric - sum(v.charge) over (order by v.n), v.id
         from input v, charged c order by v.n
       )
-      select balance from charged`)) as unknown as { rows: Array<{ balance: string }> };
-    return res.rows.length > 0;
+      select balance from charged`);
+    return charged.length > 0;
   }
 
   /**
@@ -336,7 +334,7 @@ export class SmsAccountsService {
   private async chargeOne(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
     const text = formatAmount(amount);
     const at = (d: Date | null) => (d === null ? null : d.toISOString());
-    const res = (await exec.execute(sql`
+    const charged = await executePrepared<{ balance: string }>(exec, sql`
       with charged as (
         update ${smsAccounts} set balance = balance - ${text}::numeric, updated_at = now()
         where partner_id = ${partnerId} and balance >= ${text}::numeric
@@ -355,8 +353,8 @@ export class SmsAccountsService {
         insert into ${smsAccountLedger} (partner_id, kind, amount, balance_after, message_id)
         select ${partnerId}, 'charge', ${formatAmount(-amount)}::numeric, balance, ${m.id} from charged
       )
-      select balance from charged`)) as unknown as { rows: Array<{ balance: string }> };
-    if (res.rows.length > 0) return { ok: true };
+      select balance from charged`);
+    if (charged.length > 0) return { ok: true };
     const [account] = await exec.select({ balance: smsAccounts.balance }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
     return { ok: false, balance: formatAmount(parseAmount(account?.balance ?? '0') ?? 0n) };
   }
