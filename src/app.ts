@@ -70,18 +70,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const fastify = Fastify({
     logger: {
       level: config.logLevel,
-      // Credentials never reach the logs, whatever a future log line includes. Explicit
-      // paths only: a wildcard makes pino run redaction on every request's child logger.
+      // Credentials never reach the logs. A request is logged through the `req` serializer
+      // below, which keeps no header at all; headers logged by themselves (`{ headers }`)
+      // have their credentials censored. Not `req.headers.*`: pino would run redaction on
+      // every request log line (4 % of a cheap request's CPU) for fields the serializer has
+      // already dropped. Explicit paths only: a wildcard redacts every line.
       redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers["x-api-secret"]',
-          'req.headers.cookie',
-        ],
+        paths: ['headers.authorization', 'headers["x-api-secret"]', 'headers.cookie'],
         censor: '[redacted]',
       },
       // The path only: query strings carry signatures (the events API's auth_signature) and
-      // customers' data (card numbers, phone searches).
+      // customers' data (card numbers, phone searches). No headers.
       serializers: {
         req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
           method: req.method,

@@ -7,8 +7,8 @@
 // counter stops a lookup that raced with a revoke from re-caching the stale row.
 import type { ApiKeyAuthenticator, ApiPrincipal } from '../../infra/auth.js';
 import type { Database, Executor } from '../../infra/db/index.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomToken, sha256Hex } from '../../shared/crypto.js';
+import { timingSafeEqual } from 'node:crypto';
+import { randomToken, sha256, sha256Hex } from '../../shared/crypto.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { API_KEYS_CHANNEL, apiKeysRepository as repo, type ApiKeyRow } from './api-keys.repository.js';
@@ -77,7 +77,7 @@ export class ApiKeysService implements ApiKeyAuthenticator {
 
   async authenticate(key: string, secret: string): Promise<ApiPrincipal | undefined> {
     if (key.length > 128 || secret.length > 256) return undefined;
-    const presented = createHash('sha256').update(secret).digest();
+    const presented = sha256(secret);
     const now = Date.now();
     let entry = this.listening ? this.cache.get(key) : undefined;
     if (!entry || entry.expiresAt < now) {
