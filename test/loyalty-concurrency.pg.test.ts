@@ -39,6 +39,35 @@ describe('ledger under concurrency', () => {
     await assertLedgerConsistent(t);
   });
 
+  it('40 awards at once on one card: each answered with its own award, receipts earn once, balances chain', async () => {
+    // One card's concurrent awards go through the database together (one transaction, each
+    // seeing the balance the one before left): every response must still be its own request's.
+    const card = await joinProgramme(t, await createCustomer(t), programme);
+    const start = await balanceOf(t, p, card.id);
+    const bodies = Array.from({ length: 40 }, (_, i) => ({ card_id: card.id, shop_id: shop, amount: 10 + i, receipt_number: `HOT-${i % 30}` }));
+    const results = await Promise.all(bodies.map((b) => award(t, p, b)));
+    const won = new Set<string>();
+    results.forEach((r, i) => {
+      if (r.status === 201) {
+        assert.equal(r.body.data.amount, bodies[i]!.amount, 'the response is this request’s award');
+        assert.equal(r.body.data.receipt_number, bodies[i]!.receipt_number);
+        won.add(bodies[i]!.receipt_number);
+      } else {
+        assert.equal(r.status, 409, r.text);
+        assert.equal(r.body.code, 'DUPLICATE_VALUE');
+      }
+    });
+    assert.equal(won.size, 30, 'each of the 30 receipts earned exactly once');
+    assert.equal(results.filter((r) => r.status === 201).length, 30);
+    let balance = start;
+    for (const tx of results.filter((r) => r.status === 201).map((r) => r.body.data).sort((a, b) => a.id - b.id)) {
+      balance += tx.points;
+      assert.equal(tx.balance_after, balance, 'each award starts from the balance the one before left');
+    }
+    assert.equal(await balanceOf(t, p, card.id), balance);
+    await assertLedgerConsistent(t);
+  });
+
   it('awards, deductions and reversals interleaved on one card keep the ledger exact', async () => {
     const card = await joinProgramme(t, await createCustomer(t), programme);
     await award(t, p, { card_id: card.id, shop_id: shop, amount: 500 });

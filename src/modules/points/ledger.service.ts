@@ -7,21 +7,26 @@
 // Register and revert come in pairs: award / reverse(award) takes back the lot it earned
 // (or what is left of it, then from other lots); deduct / reverse(deduct) restores exactly
 // the lots the deduction drew from.
-import type { Db, Executor } from '../../infra/db/index.js';
+import { isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
 import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { iso, type Clock } from '../../shared/time.js';
-import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
+import { pointsRepository as repo, type AwardStatementResult, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
-import { KeyedQueue } from '../../shared/keyed-queue.js';
+import { KeyedBatches, type Waiting } from '../../shared/keyed-batches.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
 /** Largest balance a card may hold (the column is a 32-bit integer). */
 export const MAX_BALANCE = 2_000_000_000;
 const DAY_MS = 86_400_000;
+/** One card's awards in one transaction at most (its row stays locked until the commit). */
+const MAX_CARD_BATCH = 32;
+
+/** An award's statement(s), on `exec`: in a transaction already (`inTransaction`) or not. */
+type AwardStep = (exec: Executor, inTransaction: boolean) => Promise<AwardStatementResult | undefined>;
 /** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
 const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
 
@@ -130,7 +135,10 @@ export interface ReversalView extends TransactionView {
 }
 
 export class PointsLedger {
-  private readonly cardQueue = new KeyedQueue<number>();
+  /** Per card: awards waiting while one of the card's awards is in flight (awardBatch). */
+  private readonly cardAwards = new KeyedBatches<number, AwardStep, AwardStatementResult | undefined>(MAX_CARD_BATCH, (_card, batch) =>
+    this.awardBatch(batch),
+  );
 
   constructor(
     private readonly db: Db,
@@ -156,7 +164,7 @@ export class PointsLedger {
       maxPoints: MAX_POINTS_PER_OPERATION,
       maxBalance: MAX_BALANCE,
     };
-    const award = async () => {
+    const award: AwardStep = async (exec, inTransaction) => {
       const result = await repo.award(exec, statement);
       if (!result?.due) return result;
       const expireThenAward = async (tx: Executor) => {
@@ -166,12 +174,9 @@ export class PointsLedger {
       };
       return inTransaction ? expireThenAward(exec) : this.db.transaction(expireThenAward);
     };
-    // Awards on one card take its row lock in turn. Sent to the database together, the ones
-    // waiting pile up on the lock (each wakes, re-checks the row and waits again): one card's
-    // awards from this process go one at a time instead, which is faster and keeps pool
-    // connections for other cards. An award inside a caller's transaction goes directly (it
-    // holds a connection; queued behind awards that need one, it could wait forever).
-    const result = inTransaction ? await award() : await this.cardQueue.run(input.cardId, award);
+    // In a caller's transaction the award goes at once. Otherwise it goes through the card's
+    // batches (awardBatch): awards on one card take its row lock in turn anyway.
+    const result = inTransaction ? await award(exec, true) : await this.cardAwards.submit(input.cardId, award);
     if (!result) return cardNotFound();
     if (result.transactionId !== null) {
       return ok({
@@ -197,6 +202,41 @@ export class PointsLedger {
     }
     if (BigInt(result.pointsBalance) + result.points > BigInt(MAX_BALANCE)) return tooLarge(result.pointsBalance, Number(result.points));
     return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: statement.receiptNumber } });
+  }
+
+  /**
+   * One card's awards that arrived while another of its awards was in flight. Sent to the
+   * database side by side they would pile up on the card's row lock (each waking, re-reading
+   * the row and waiting again: 16 at once on one card ran slower than one at a time) and each
+   * pay its own commit. Instead they run one after another in ONE transaction — one commit
+   * for all, each seeing the balance the one before left. Nobody is answered before that
+   * commit. Should the transaction fail, nothing of it stays and each award runs again alone,
+   * in the same order, so a bad one fails by itself; with the store unreachable all fail at once.
+   */
+  private async awardBatch(batch: Array<Waiting<AwardStep, AwardStatementResult | undefined>>): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const results = await this.db.transaction(async (tx) => {
+          const out: Array<AwardStatementResult | undefined> = [];
+          for (const w of batch) out.push(await w.item(tx, true));
+          return out;
+        });
+        batch.forEach((w, i) => w.resolve(results[i]));
+        return;
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          for (const w of batch) w.reject(err);
+          return;
+        }
+      }
+    }
+    for (const w of batch) {
+      try {
+        w.resolve(await w.item(this.db, false));
+      } catch (err) {
+        w.reject(err);
+      }
+    }
   }
 
   /** Spend points at a till, subject to the programme's redemption rules. */

@@ -6,6 +6,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { executePrepared, isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
+import { KeyedBatches, type Waiting } from '../../shared/keyed-batches.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
 
 /** A message as `chargeAndQueue` writes it (the columns a send sets; the rest take their defaults). */
@@ -33,20 +34,16 @@ export interface PriceTable {
 
 export type ChargeResult = { ok: true } | { ok: false; balance: string };
 
-interface WaitingCharge {
-  amount: bigint;
-  m: QueuedMessage;
-  resolve(result: ChargeResult): void;
-  reject(err: unknown): void;
-}
+type WaitingCharge = Waiting<{ amount: bigint; m: QueuedMessage }, ChargeResult>;
 
 /** Sends of one partner charged in one statement at most. */
 const MAX_CHARGE_BATCH = 100;
 
 export class SmsAccountsService {
   /** Per partner: sends waiting for the charge statement in flight. */
-  private readonly waiting = new Map<number, WaitingCharge[]>();
-  private readonly charging = new Set<number>();
+  private readonly charges = new KeyedBatches<number, WaitingCharge['item'], ChargeResult>(MAX_CHARGE_BATCH, (partnerId, batch) =>
+    this.chargeBatch(partnerId, batch),
+  );
 
   constructor(
     private readonly db: Db,
@@ -219,26 +216,7 @@ export class SmsAccountsService {
    */
   chargeAndQueue(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
     if (exec !== this.db) return this.chargeOne(exec, partnerId, amount, m);
-    return new Promise<ChargeResult>((resolve, reject) => {
-      const queue = this.waiting.get(partnerId);
-      if (queue) queue.push({ amount, m, resolve, reject });
-      else this.waiting.set(partnerId, [{ amount, m, resolve, reject }]);
-      if (!this.charging.has(partnerId)) void this.drain(partnerId);
-    });
-  }
-
-  /** Runs the waiting charges of a partner, a batch at a time, until none wait. */
-  private async drain(partnerId: number): Promise<void> {
-    this.charging.add(partnerId);
-    try {
-      for (let queue = this.waiting.get(partnerId); queue && queue.length > 0; queue = this.waiting.get(partnerId)) {
-        const batch = queue.splice(0, MAX_CHARGE_BATCH);
-        if (queue.length === 0) this.waiting.delete(partnerId);
-        await this.chargeBatch(partnerId, batch);
-      }
-    } finally {
-      this.charging.delete(partnerId);
-    }
+    return this.charges.submit(partnerId, { amount, m });
   }
 
   /**
@@ -264,7 +242,7 @@ export class SmsAccountsService {
     }
     for (const c of batch) {
       try {
-        c.resolve(await this.chargeOne(this.db, partnerId, c.amount, c.m));
+        c.resolve(await this.chargeOne(this.db, partnerId, c.item.amount, c.item.m));
       } catch (err) {
         c.reject(err);
       }
@@ -273,10 +251,10 @@ export class SmsAccountsService {
 
   /** `chargeOne` for several messages: one balance update by their sum, a ledger line each. */
   private async chargeAll(partnerId: number, batch: WaitingCharge[]): Promise<boolean> {
-    const total = formatAmount(batch.reduce((sum, c) => sum + c.amount, 0n));
+    const total = formatAmount(batch.reduce((sum, c) => sum + c.item.amount, 0n));
     const at = (d: Date | null) => (d === null ? null : d.toISOString());
     const rows = JSON.stringify(
-      batch.map(({ m, amount }, n) => ({
+      batch.map(({ item: { m, amount } }, n) => ({
         n,
         id: m.id,
         source: m.source,
