@@ -1,5 +1,20 @@
-/** An item waiting in a batch, with what settles its caller's promise. */
-export interface Waiting<I, O> {
+/** How a KeyedBatches handles its items. */
+export interface BatchHandlers<K, I, O> {
+  /**
+   * Two or more waiting items at once: their outputs in order, or undefined when they cannot
+   * go together (each then goes alone). Must change nothing when it does not answer them all.
+   */
+  together(key: K, items: I[]): Promise<O[] | undefined>;
+  /** One item by itself. */
+  alone(key: K, item: I): Promise<O>;
+  /**
+   * An error of `together` after which going alone is pointless (the store is unreachable):
+   * the whole batch fails with it at once. Any other error sends each item alone.
+   */
+  failsAll(err: unknown): boolean;
+}
+
+interface Waiting<I, O> {
   readonly item: I;
   resolve(value: O): void;
   reject(err: unknown): void;
@@ -8,10 +23,9 @@ export interface Waiting<I, O> {
 /**
  * Items that share a key are handled a batch at a time. An item of an idle key goes at once,
  * alone; those that arrive while its key is busy wait, and go together as the next batch (at
- * most `max`, in arrival order). Different keys are handled side by side.
- *
- * `handle` settles every item of its batch; should it throw, the items it left unsettled are
- * rejected with that error, and the key's next batch goes on.
+ * most `max`, in arrival order). If they cannot go together, each goes alone in the order it
+ * came — exactly as if it had not waited — so a bad item fails by itself. Different keys are
+ * handled side by side.
  */
 export class KeyedBatches<K, I, O> {
   private readonly waiting = new Map<K, Array<Waiting<I, O>>>();
@@ -19,7 +33,7 @@ export class KeyedBatches<K, I, O> {
 
   constructor(
     private readonly max: number,
-    private readonly handle: (key: K, batch: Array<Waiting<I, O>>) => Promise<void>,
+    private readonly handlers: BatchHandlers<K, I, O>,
   ) {}
 
   submit(key: K, item: I): Promise<O> {
@@ -42,14 +56,37 @@ export class KeyedBatches<K, I, O> {
       for (let queue = this.waiting.get(key); queue && queue.length > 0; queue = this.waiting.get(key)) {
         const batch = queue.splice(0, this.max);
         if (queue.length === 0) this.waiting.delete(key);
-        try {
-          await this.handle(key, batch);
-        } catch (err) {
-          for (const w of batch) w.reject(err); // a settled promise ignores this
-        }
+        await this.handle(key, batch);
       }
     } finally {
       this.busy.delete(key);
+    }
+  }
+
+  private async handle(key: K, batch: Array<Waiting<I, O>>): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const outputs = await this.handlers.together(
+          key,
+          batch.map((w) => w.item),
+        );
+        if (outputs) {
+          batch.forEach((w, i) => w.resolve(outputs[i]!));
+          return;
+        }
+      } catch (err) {
+        if (this.handlers.failsAll(err)) {
+          for (const w of batch) w.reject(err);
+          return;
+        }
+      }
+    }
+    for (const w of batch) {
+      try {
+        w.resolve(await this.handlers.alone(key, w.item));
+      } catch (err) {
+        w.reject(err);
+      }
     }
   }
 }

@@ -15,7 +15,7 @@ import { iso, type Clock } from '../../shared/time.js';
 import { pointsRepository as repo, type AwardStatementResult, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
-import { KeyedBatches, type Waiting } from '../../shared/keyed-batches.js';
+import { KeyedBatches } from '../../shared/keyed-batches.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
@@ -135,10 +135,12 @@ export interface ReversalView extends TransactionView {
 }
 
 export class PointsLedger {
-  /** Per card: awards waiting while one of the card's awards is in flight (awardBatch). */
-  private readonly cardAwards = new KeyedBatches<number, AwardStep, AwardStatementResult | undefined>(MAX_CARD_BATCH, (_card, batch) =>
-    this.awardBatch(batch),
-  );
+  /** Per card: awards waiting while one of the card's awards is in flight (awardTogether). */
+  private readonly cardAwards = new KeyedBatches<number, AwardStep, AwardStatementResult | undefined>(MAX_CARD_BATCH, {
+    together: (_card, steps) => this.awardTogether(steps),
+    alone: (_card, step) => step(this.db, false),
+    failsAll: isDatabaseUnavailable,
+  });
 
   constructor(
     private readonly db: Db,
@@ -175,7 +177,7 @@ export class PointsLedger {
       return inTransaction ? expireThenAward(exec) : this.db.transaction(expireThenAward);
     };
     // In a caller's transaction the award goes at once. Otherwise it goes through the card's
-    // batches (awardBatch): awards on one card take its row lock in turn anyway.
+    // batches (awardTogether): awards on one card take its row lock in turn anyway.
     const result = inTransaction ? await award(exec, true) : await this.cardAwards.submit(input.cardId, award);
     if (!result) return cardNotFound();
     if (result.transactionId !== null) {
@@ -210,33 +212,14 @@ export class PointsLedger {
    * the row and waiting again: 16 at once on one card ran slower than one at a time) and each
    * pay its own commit. Instead they run one after another in ONE transaction — one commit
    * for all, each seeing the balance the one before left. Nobody is answered before that
-   * commit. Should the transaction fail, nothing of it stays and each award runs again alone,
-   * in the same order, so a bad one fails by itself; with the store unreachable all fail at once.
+   * commit; if it fails, nothing of it stays and KeyedBatches sends each again alone.
    */
-  private async awardBatch(batch: Array<Waiting<AwardStep, AwardStatementResult | undefined>>): Promise<void> {
-    if (batch.length > 1) {
-      try {
-        const results = await this.db.transaction(async (tx) => {
-          const out: Array<AwardStatementResult | undefined> = [];
-          for (const w of batch) out.push(await w.item(tx, true));
-          return out;
-        });
-        batch.forEach((w, i) => w.resolve(results[i]));
-        return;
-      } catch (err) {
-        if (isDatabaseUnavailable(err)) {
-          for (const w of batch) w.reject(err);
-          return;
-        }
-      }
-    }
-    for (const w of batch) {
-      try {
-        w.resolve(await w.item(this.db, false));
-      } catch (err) {
-        w.reject(err);
-      }
-    }
+  private awardTogether(steps: AwardStep[]): Promise<Array<AwardStatementResult | undefined>> {
+    return this.db.transaction(async (tx) => {
+      const out: Array<AwardStatementResult | undefined> = [];
+      for (const step of steps) out.push(await step(tx, true));
+      return out;
+    });
   }
 
   /** Spend points at a till, subject to the programme's redemption rules. */

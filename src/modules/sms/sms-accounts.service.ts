@@ -6,7 +6,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { executePrepared, isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
-import { KeyedBatches, type Waiting } from '../../shared/keyed-batches.js';
+import { KeyedBatches } from '../../shared/keyed-batches.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
 
 /** A message as `chargeAndQueue` writes it (the columns a send sets; the rest take their defaults). */
@@ -34,16 +34,25 @@ export interface PriceTable {
 
 export type ChargeResult = { ok: true } | { ok: false; balance: string };
 
-type WaitingCharge = Waiting<{ amount: bigint; m: QueuedMessage }, ChargeResult>;
+interface Charge {
+  amount: bigint;
+  m: QueuedMessage;
+}
 
 /** Sends of one partner charged in one statement at most. */
 const MAX_CHARGE_BATCH = 100;
 
 export class SmsAccountsService {
   /** Per partner: sends waiting for the charge statement in flight. */
-  private readonly charges = new KeyedBatches<number, WaitingCharge['item'], ChargeResult>(MAX_CHARGE_BATCH, (partnerId, batch) =>
-    this.chargeBatch(partnerId, batch),
-  );
+  private readonly charges = new KeyedBatches<number, Charge, ChargeResult>(MAX_CHARGE_BATCH, {
+    // All in one statement when the balance covers them all; otherwise — or should that
+    // statement fail — each alone, in the order they came, exactly as if they had not waited
+    // (the first that does not fit is refused, a later cheaper one may still fit). With the
+    // store unreachable they all fail at once, not one timeout after another.
+    together: async (partnerId, charges) => ((await this.chargeAll(this.db, partnerId, charges)) ? charges.map(() => ({ ok: true })) : undefined),
+    alone: (partnerId, c) => this.chargeOne(this.db, partnerId, c.amount, c.m),
+    failsAll: isDatabaseUnavailable,
+  });
 
   constructor(
     private readonly db: Db,
@@ -211,7 +220,7 @@ export class SmsAccountsService {
    * event and the ledger line are written together or not at all (nothing when the balance
    * is too low). In a caller's transaction, one statement there. Outside one (`exec` is the
    * database), sends of one partner share statements: while one is in flight, the sends that
-   * arrive wait and then go together (`chargeBatch`), since each statement holds the account
+   * arrive wait and then go together (`charges`), since each statement holds the account
    * row until its commit — one at a time per partner, one fsync each.
    */
   chargeAndQueue(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
@@ -220,41 +229,16 @@ export class SmsAccountsService {
   }
 
   /**
-   * All of `batch` in one statement when the balance covers them all; otherwise — or should
-   * that statement fail on one of them — each alone, in the order they came, exactly as if
-   * they had not waited (the first that does not fit is refused, a later cheaper one may
-   * still fit). With the store unreachable they all fail at once, not one timeout after another.
+   * Messages charged and queued in ONE statement (the account row is locked only while it
+   * runs, until its commit): one balance update by their sum, then a message, its `queued`
+   * event and a ledger line each, `balance_after` chained in their order. False, and nothing
+   * written, when the balance does not cover the sum.
    */
-  private async chargeBatch(partnerId: number, batch: WaitingCharge[]): Promise<void> {
-    if (batch.length > 1) {
-      try {
-        if (await this.chargeAll(partnerId, batch)) {
-          for (const c of batch) c.resolve({ ok: true });
-          return;
-        }
-      } catch (err) {
-        if (isDatabaseUnavailable(err)) {
-          for (const c of batch) c.reject(err);
-          return;
-        }
-        // Each alone below: a bad one fails by itself.
-      }
-    }
-    for (const c of batch) {
-      try {
-        c.resolve(await this.chargeOne(this.db, partnerId, c.item.amount, c.item.m));
-      } catch (err) {
-        c.reject(err);
-      }
-    }
-  }
-
-  /** `chargeOne` for several messages: one balance update by their sum, a ledger line each. */
-  private async chargeAll(partnerId: number, batch: WaitingCharge[]): Promise<boolean> {
-    const total = formatAmount(batch.reduce((sum, c) => sum + c.item.amount, 0n));
+  private async chargeAll(exec: Executor, partnerId: number, charges: Charge[]): Promise<boolean> {
+    const total = formatAmount(charges.reduce((sum, c) => sum + c.amount, 0n));
     const at = (d: Date | null) => (d === null ? null : d.toISOString());
     const rows = JSON.stringify(
-      batch.map(({ item: { m, amount } }, n) => ({
+      charges.map(({ m, amount }, n) => ({
         n,
         id: m.id,
         source: m.source,
@@ -277,7 +261,7 @@ export class SmsAccountsService {
         created_at: at(m.createdAt),
       })),
     );
-    const charged = await executePrepared<{ balance: string }>(this.db, sql`
+    const charged = await executePrepared<{ balance: string }>(exec, sql`
       with input as (
         select * from jsonb_to_recordset(${rows}::jsonb) as v(n int, id text, source text, destination text, country text,
           body text, encoding text, transliterated boolean, parts int, price_per_part numeric, cost numeric, charge numeric,
@@ -306,33 +290,9 @@ export class SmsAccountsService {
     return charged.length > 0;
   }
 
-  /**
-   * One message in ONE statement: the account row is locked only while this statement runs.
-   */
+  /** One message (`chargeAll` of one); when the balance is too low, what it was. */
   private async chargeOne(exec: Executor, partnerId: number, amount: bigint, m: QueuedMessage): Promise<ChargeResult> {
-    const text = formatAmount(amount);
-    const at = (d: Date | null) => (d === null ? null : d.toISOString());
-    const charged = await executePrepared<{ balance: string }>(exec, sql`
-      with charged as (
-        update ${smsAccounts} set balance = balance - ${text}::numeric, updated_at = now()
-        where partner_id = ${partnerId} and balance >= ${text}::numeric
-        returning balance
-      ), msg as (
-        insert into ${smsMessages} (id, partner_id, source, destination, country, body, encoding, transliterated, parts,
-          price_per_part, cost, scheduled_at, validity_at, receipt, receipt_url, marketing_consent, carrier, next_attempt_at, created_at)
-        select ${m.id}, ${m.partnerId}, ${m.source}, ${m.destination}, ${m.country}, ${m.body}, ${m.encoding}, ${m.transliterated},
-          ${m.parts}, ${m.pricePerPart}::numeric, ${m.cost}::numeric, ${at(m.scheduledAt)}::timestamptz, ${at(m.validityAt)}::timestamptz,
-          ${m.receipt}, ${m.receiptUrl}, ${m.marketingConsent}, ${m.carrier}, ${at(m.nextAttemptAt)}::timestamptz, ${at(m.createdAt)}::timestamptz
-        from charged
-        returning id, created_at
-      ), queued as (
-        insert into ${smsStatusEvents} (message_id, status, at) select id, 'queued', created_at from msg
-      ), ledger as (
-        insert into ${smsAccountLedger} (partner_id, kind, amount, balance_after, message_id)
-        select ${partnerId}, 'charge', ${formatAmount(-amount)}::numeric, balance, ${m.id} from charged
-      )
-      select balance from charged`);
-    if (charged.length > 0) return { ok: true };
+    if (await this.chargeAll(exec, partnerId, [{ amount, m }])) return { ok: true };
     const [account] = await exec.select({ balance: smsAccounts.balance }).from(smsAccounts).where(eq(smsAccounts.partnerId, partnerId));
     return { ok: false, balance: formatAmount(parseAmount(account?.balance ?? '0') ?? 0n) };
   }
