@@ -68,6 +68,28 @@ describe('ledger under concurrency', () => {
     await assertLedgerConsistent(t);
   });
 
+  it('30 awards at once on one card, each with its own Idempotency-Key (more than the pool holds): all awarded, balances chain', async () => {
+    // A keyed award runs in its key's transaction, which holds a pooled connection (20 here):
+    // it must not wait behind the card's other awards for a second connection.
+    const card = await joinProgramme(t, await createCustomer(t), programme);
+    const start = await balanceOf(t, p, card.id);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => award(t, p, { card_id: card.id, shop_id: shop, amount: 5 + i }, { 'idempotency-key': `hot-key-${card.id}-${i}` })),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      results.map(() => 201),
+      JSON.stringify(results.map((r) => r.body?.code)),
+    );
+    let balance = start;
+    for (const tx of results.map((r) => r.body.data).sort((a, b) => a.id - b.id)) {
+      balance += tx.points;
+      assert.equal(tx.balance_after, balance);
+    }
+    assert.equal(await balanceOf(t, p, card.id), balance);
+    await assertLedgerConsistent(t);
+  });
+
   it('awards, deductions and reversals interleaved on one card keep the ledger exact', async () => {
     const card = await joinProgramme(t, await createCustomer(t), programme);
     await award(t, p, { card_id: card.id, shop_id: shop, amount: 500 });
