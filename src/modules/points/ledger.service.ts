@@ -22,13 +22,14 @@ export const MAX_POINTS_PER_OPERATION = 10_000_000;
 /** Largest balance a card may hold (the column is a 32-bit integer). */
 export const MAX_BALANCE = 2_000_000_000;
 const DAY_MS = 86_400_000;
+/** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
+const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
+
 /** One card's awards in one transaction at most (its row stays locked until the commit). */
 const MAX_CARD_BATCH = 32;
 
 /** An award's statement(s), on `exec`: in a transaction already (`inTransaction`) or not. */
 type AwardStep = (exec: Executor, inTransaction: boolean) => Promise<AwardStatementResult | undefined>;
-/** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
-const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
 
 export interface TransactionView {
   id: number;
