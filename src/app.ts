@@ -9,6 +9,7 @@ import { createContext, type Context } from './context.js';
 import type { Database } from './infra/db/index.js';
 import authPlugin from './infra/auth.js';
 import httpCore, { clientErrorHandler, frameworkErrors } from './infra/http-core.js';
+import { stdoutLogDestination } from './infra/log-destination.js';
 import { Idempotency } from './infra/idempotency.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
@@ -70,6 +71,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const fastify = Fastify({
     logger: {
       level: config.logLevel,
+      stream: stdoutLogDestination(),
       // Credentials never reach the logs. A request is logged through the `req` serializer
       // below, which keeps no header at all; headers logged by themselves (`{ headers }`)
       // have their credentials censored. Not `req.headers.*`: pino would run redaction on

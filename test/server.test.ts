@@ -5,6 +5,7 @@
 // Always embedded: DATABASE_URL and REDIS_URL are removed from the child's environment.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
@@ -279,6 +280,9 @@ describe('server process (new-user path, embedded)', () => {
     assert.equal(res.status, 201, res.text);
     assert.equal(JSON.parse(res.text).data.name, 'Opened during shutdown');
     assert.equal(await exitWithin(first, 15_000), 0);
+    // Its request log line is there too (logs are written asynchronously).
+    if (!first.child.stdout!.readableEnded) await once(first.child.stdout!, 'end');
+    assert.match(first.stdout(), /"url":"\/en\/partners\/shops"[^\n]*"statusCode":201[^\n]*"msg":"request completed"/);
     assert.equal(existsSync(path.join(dataDir, 'loyalty.pid')), false, 'the pid file is removed');
     assert.doesNotMatch(first.stderr(), /Error|failed/i);
   });
