@@ -311,7 +311,10 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     return done(new AppError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // The hooks that never wait are written in Fastify's callback style: an `async` hook costs
+  // every request a promise and a turn of the microtask queue. (A throw in a callback-style
+  // hook reaches the error handler just the same.)
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     req.log.debug({ req }, 'incoming request');
     const routeUrl = req.routeOptions.url;
@@ -322,12 +325,13 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     } else {
       req.locale = localeOfUrl(req.url);
     }
+    done();
   });
 
   // No body (or an empty one) on a route that takes one reads as `{}`, so that the 422 names
   // the missing fields (docs/decisions.md "Empty bodies") instead of "must be an object", and
   // routes whose fields are all optional accept no body at all.
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     // (Multipart bodies are read as streams by their routes and are never `req.body`.)
     const type = req.headers['content-type'];
     const jsonOrNone = type === undefined || /^application\/json\b/i.test(type);
@@ -342,11 +346,13 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
       for (const field of fields) errors[field] = [{ key: 'validation.unstorable_text' }];
       throw new AppError(isSmsPath(req.url) ? 'SMS_VALIDATION' : 'VALIDATION', { fields: errors });
     }
+    done();
   });
 
   // The request log: one line when the response has gone.
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
   });
 
   app.setNotFoundHandler((req, reply) => {

@@ -60,7 +60,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   // objects on every response is a measurable share of a cheap request.
   const counters = new Map<string, ReturnType<typeof requests.labels>>();
   const histograms = new Map<string, ReturnType<typeof duration.labels>>();
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     // The route pattern, never the raw URL: ids and junk paths must not explode the labels.
     const route = req.routeOptions.url ?? 'unmatched';
     const timing = `${req.method} ${route}`;
@@ -71,6 +71,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     if (!histogram) histograms.set(timing, (histogram = duration.labels({ route, method: req.method })));
     counter.inc();
     histogram.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.decorate('metrics', {
