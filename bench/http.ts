@@ -30,7 +30,7 @@
 //
 // Exits 1 if a single response is not 2xx, or on connection errors or timeouts.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -159,8 +159,7 @@ const listeningPort = (text: string): number | undefined => {
 const USER_HZ = 100; // clock ticks per second of /proc/*/stat, 100 on every mainstream Linux
 
 /** CPU seconds (user + system, all threads) a process has used so far. */
-function processCpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined || process.platform !== 'linux') return undefined;
+function ownCpuSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
@@ -170,6 +169,28 @@ function processCpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The running children of a process (its cluster workers, with WEB_CONCURRENCY > 1). */
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * CPU seconds a server has used so far: the process and its running children (the workers of
+ * a cluster supervisor, which alone uses next to nothing).
+ */
+function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  const own = ownCpuSeconds(pid);
+  if (own === undefined) return undefined;
+  return childPids(pid).reduce((sum, child) => sum + (ownCpuSeconds(child) ?? 0), own);
 }
 
 /** Busy CPU seconds of the whole machine (all cores) so far. */
