@@ -7,6 +7,10 @@
 // left out). Hover a frame for its name, place and time. Colours: the service's own code
 // orange, dependencies yellow, Node's internals grey, garbage collection and native red.
 // Frames under 0.1 % of the busy time are merged into their caller.
+//
+// Read system-call frames (`writev`, `read`) with care: V8's sampler is a thread of the same
+// process, and on a busy 2-core VM it tends to run when the main thread sits in a system call,
+// so those frames come out several times too wide (docs/profiles/README.md "Caution").
 import { readFile, writeFile } from 'node:fs/promises';
 
 interface ProfileNode {
@@ -46,10 +50,18 @@ function shortUrl(url: string): string {
   return own ? own[1]! : url.replace(/^file:\/\//, '');
 }
 
+const MAX_SAMPLE_GAP_US = 1_000_000;
+
 function build(profile: Profile): { root: Frame; busy: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  // A sample more than a second after the one before it follows a pause of the whole
+  // process (bench:http freezes the server it is not measuring with SIGSTOP): that time was
+  // spent by nobody, and is left out instead of being charged to whatever ran next.
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    if (delta < MAX_SAMPLE_GAP_US) self.set(id, (self.get(id) ?? 0) + delta);
+  });
   const root: Frame = { name: 'all', where: '', kind: 'native', self: 0, total: 0, children: new Map() };
   // Frames of the same function under the same parent are merged (V8 splits them by line).
   const walk = (node: ProfileNode, into: Frame) => {
