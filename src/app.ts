@@ -60,6 +60,8 @@ export interface BuildOptions {
   mail?: MailTuning;
   /** Import-sourced offers of discounted products (tests: a recording implementation). */
   importedOffers?: ImportedOffers;
+  /** Called when SMS are queued (a cluster worker without the background jobs tells the one with them). */
+  smsQueued?: () => void;
 }
 
 export interface App {
@@ -114,6 +116,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.mail ? { mail: opts.mail } : {}),
     ...(opts.importedOffers ? { importedOffers: opts.importedOffers } : {}),
+    ...(opts.smsQueued ? { smsQueued: opts.smsQueued } : {}),
   });
   fastify.addHook('onClose', async () => context.close());
 

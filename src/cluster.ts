@@ -1,7 +1,11 @@
 // WEB_CONCURRENCY=N (N > 1): this process supervises N workers (Node's cluster module) that
-// share the listening port; each is the whole service (HTTP, realtime, background workers),
-// which is safe because every background job claims its rows with SKIP LOCKED and every
-// shared state lives in PostgreSQL or Redis (config refuses N > 1 without both).
+// share the listening port and serve requests and realtime alike. Every shared state lives in
+// PostgreSQL or Redis (config refuses N > 1 without both). The background jobs (SMS dispatch,
+// the outboxes, imports, expiry sweeps) run in one of them, the jobs worker: N dispatchers on
+// one database each woke for their own process's sends and raced for the same rows, which
+// halved one partner's SMS accept rate (docs/decisions.md "Several processes"). The others
+// tell it through the supervisor when they queue SMS; the outboxes and imports wake it through
+// PostgreSQL notifications as they would any node. Several machines still each run their own.
 //
 // The first worker starts alone — it migrates and seeds the demo data — and the others
 // follow once it listens. A worker that dies is replaced (after a pause that grows while
@@ -18,9 +22,44 @@ interface ReadyMessage {
 const isReady = (m: unknown): m is ReadyMessage =>
   typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'loyalty:ready';
 
+/** SMS were queued in a worker without the jobs: the jobs worker's dispatcher should look now. */
+const SMS_QUEUED = 'loyalty:sms-queued';
+const isSmsQueued = (m: unknown) => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === SMS_QUEUED;
+
 /** In a worker: tell the supervisor this worker listens (its banner for the first one). */
 export function announceReady(banner: string): void {
   process.send?.({ type: 'loyalty:ready', banner } satisfies ReadyMessage);
+}
+
+/** The part a process plays: the whole service (no cluster), or a cluster worker with or without the jobs. */
+export type Role = 'single' | 'jobs' | 'requests';
+
+export function roleOfThisProcess(): Role {
+  if (!cluster.isWorker) return 'single';
+  // Set by the supervisor when it forks the worker (below), not a setting of the service.
+  // eslint-disable-next-line no-restricted-properties
+  return process.env.LOYALTY_WORKER_ROLE === 'jobs' ? 'jobs' : 'requests';
+}
+
+let smsQueuedPending = false;
+/**
+ * In a worker without the jobs: SMS were queued. Messages of one event-loop turn make one
+ * notice; a lost notice only delays the message to the dispatcher's next poll.
+ */
+export function tellJobsWorkerSmsQueued(): void {
+  if (smsQueuedPending) return;
+  smsQueuedPending = true;
+  setImmediate(() => {
+    smsQueuedPending = false;
+    if (process.connected) process.send?.({ type: SMS_QUEUED });
+  });
+}
+
+/** In the jobs worker: call `onSmsQueued` when another worker queued SMS. */
+export function onOtherWorkersSmsQueued(onSmsQueued: () => void): void {
+  process.on('message', (m: unknown) => {
+    if (isSmsQueued(m)) onSmsQueued();
+  });
 }
 
 /** One JSON log line, in the shape of the workers' pino lines. */
@@ -37,10 +76,16 @@ export async function runSupervisor(config: Config): Promise<void> {
   let stopping = false;
   let restartDelay = RESTART_MIN_MS;
   const workers = new Set<Worker>();
+  let jobsWorker: Worker | undefined;
 
-  const fork = (): Worker => {
-    const worker = cluster.fork();
+  /** The first worker, and the replacement of a jobs worker that died, run the jobs. */
+  const fork = (role: 'jobs' | 'requests'): Worker => {
+    const worker = cluster.fork({ LOYALTY_WORKER_ROLE: role });
     workers.add(worker);
+    if (role === 'jobs') jobsWorker = worker;
+    worker.on('message', (m: unknown) => {
+      if (isSmsQueued(m) && jobsWorker?.isConnected()) jobsWorker.send({ type: SMS_QUEUED });
+    });
     return worker;
   };
   const ready = (worker: Worker) =>
@@ -83,9 +128,10 @@ export async function runSupervisor(config: Config): Promise<void> {
     log('error', 'worker died; starting another', { worker_pid: worker.process.pid, code, signal, restart_in_ms: restartDelay });
     const delay = restartDelay;
     restartDelay = Math.min(RESTART_MAX_MS, restartDelay * 2);
+    const role = worker === jobsWorker ? 'jobs' : 'requests';
     setTimeout(() => {
       if (stopping) return;
-      const replacement = fork();
+      const replacement = fork(role);
       ready(replacement).then(
         () => {
           restartDelay = RESTART_MIN_MS;
@@ -100,8 +146,8 @@ export async function runSupervisor(config: Config): Promise<void> {
   // (a taken port, a bad database) stops every worker and ends the supervisor.
   let banner: string;
   try {
-    banner = await ready(fork());
-    await Promise.all(Array.from({ length: n - 1 }, () => ready(fork())));
+    banner = await ready(fork('jobs'));
+    await Promise.all(Array.from({ length: n - 1 }, () => ready(fork('requests'))));
   } catch (err) {
     stopping = true;
     for (const w of workers) w.process.kill('SIGTERM');

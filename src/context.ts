@@ -113,6 +113,8 @@ export interface ContextOptions {
   mail?: MailTuning;
   /** Import-sourced offers of discounted products (the offers module's implementation). */
   importedOffers?: ImportedOffers;
+  /** Called when SMS are queued, besides waking this process's dispatcher (a cluster worker without the jobs). */
+  smsQueued?: () => void;
 }
 
 /**
@@ -205,7 +207,10 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       checkUrl: webhooks.checkUrl,
       carrierName: carrier.name,
       systemSender: config.sms.systemSender,
-      onQueued: () => smsDispatcher.wake(),
+      onQueued: () => {
+        smsDispatcher.wake();
+        opts.smsQueued?.();
+      },
     });
     const customers = new CustomersService(database.db, clock);
     const otp = new OtpService({

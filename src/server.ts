@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { announceReady, runSupervisor } from './cluster.js';
+import { announceReady, onOtherWorkersSmsQueued, roleOfThisProcess, runSupervisor, tellJobsWorkerSmsQueued } from './cluster.js';
 import { baseUrlOf, ConfigError, loadConfig, type Config } from './config.js';
 import { loadDemoCredentials, saveDemoCredentials } from './modules/demo/demo-credentials-file.js';
 import type { DemoCredentials } from './modules/demo/demo.service.js';
@@ -72,7 +72,10 @@ function banner(baseUrl: string, config: Config, demo: DemoCredentials | undefin
 async function main() {
   const config = loadOrExit();
   if (config.webConcurrency > 1 && cluster.isPrimary) return runSupervisor(config);
-  const { fastify, context } = await buildApp(config);
+  // In a cluster one worker runs the background jobs; the others only serve (src/cluster.ts).
+  const role = roleOfThisProcess();
+  const { fastify, context } = await buildApp(config, role === 'requests' ? { workers: false, smsQueued: tellJobsWorkerSmsQueued } : {});
+  if (role === 'jobs') onOtherWorkersSmsQueued(() => context.workers.smsDispatcher.wake());
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -23,6 +23,19 @@ function freshConnection(url: string, method: string, headers: Record<string, st
   });
 }
 
+/** The same with a JSON body, answering the status and the parsed reply. */
+function freshJsonRequest(url: string, method: string, headers: Record<string, string>, json: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { ...headers, 'content-type': 'application/json' }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(json));
+  });
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -52,7 +65,8 @@ describe('WEB_CONCURRENCY=2 (PostgreSQL + Redis)', () => {
     assert.ok(REDIS_URL, 'this test needs REDIS_URL as well as DATABASE_URL');
     db = await createTestDatabase();
     server = await startServerProcess(
-      childEnv({ DATABASE_URL: db.url, REDIS_URL, WEB_CONCURRENCY: '2', LOYALTY_DEMO_SEED: 'true', RATE_LIMIT_DISABLED: 'true' }),
+      // The SMS dispatcher polls once a minute: only a wake gets a message out sooner.
+      childEnv({ DATABASE_URL: db.url, REDIS_URL, WEB_CONCURRENCY: '2', LOYALTY_DEMO_SEED: 'true', RATE_LIMIT_DISABLED: 'true', SMS_DISPATCH_POLL_MS: '60000' }),
       120_000,
     );
   });
@@ -111,6 +125,27 @@ describe('WEB_CONCURRENCY=2 (PostgreSQL + Redis)', () => {
     assert.ok(alive(replacement));
     for (let i = 0; i < 6; i++) {
       assert.equal(await freshConnection(`${server.url}/healthz`, 'GET', {}), 200);
+    }
+  });
+
+  it('SMS sent through either worker are handed to the carrier at once, by the one worker that runs the jobs', async () => {
+    // The first worker ran the jobs and was killed above: its replacement runs them now.
+    const out = server.stdout();
+    const key = { key: /API key:\s+(\S+)/.exec(out)![1]!, secret: /API secret:\s+(\S+)/.exec(out)![1]! };
+    // One at a time, each on a new connection (they reach both workers in turn), and each
+    // handed over before the next is sent: none is taken along by a later send's wake.
+    for (let i = 0; i < 4; i++) {
+      const res = await freshJsonRequest(`${server.url}/en/sms/send`, 'POST', apiHeaders(key), {
+        source: 'DemoShop',
+        destination: `+3706120000${i}`,
+        message: `two workers ${i}`,
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const id: string = res.body.data.message_id;
+      await until(`message ${i} handed to the carrier`, 5_000, async () => {
+        const status = await request(server.url, 'GET', `/en/sms/status/${id}`, { headers: apiHeaders(key) });
+        return ['sent', 'delivered'].includes(status.body.data.status) ? true : undefined;
+      });
     }
   });
 
