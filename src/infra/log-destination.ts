@@ -6,8 +6,8 @@
 // and then measures that whole text again (`Buffer.byteLength`), on every line. Under load a
 // write is nearly always in flight, so the waiting text grows to its 16 KiB chunk and each
 // line pays for copying and measuring all of it (measured in docs/decisions.md "Request
-// logs"). In byte mode it keeps a list of buffers and their
-// lengths, and concatenates them once per write.
+// logs"). In byte mode it keeps a list of buffers and their lengths, and concatenates them
+// once per write.
 import type { DestinationStream } from 'pino';
 import pino from 'pino';
 
