@@ -45,12 +45,9 @@ import { CouponsService } from './modules/coupons/coupons.service.js';
 import { OffersService } from './modules/offers/offers.service.js';
 import { GameplayService } from './modules/games/gameplay.service.js';
 import { systemClock, type Clock } from './shared/time.js';
+import type { Logger } from './shared/logger.js';
 
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { Logger } from './shared/logger.js';
 
 export interface Context {
   config: Config;

@@ -1,7 +1,7 @@
 // A periodic background job (expiry sweeps). Each run works through batches until a batch
 // comes back short; runs never overlap within a node, and jobs that claim rows with
 // SKIP LOCKED never do the same work twice across nodes.
-import type { Logger } from '../context.js';
+import type { Logger } from '../shared/logger.js';
 
 export class IntervalJob {
   private timer: NodeJS.Timeout | undefined;

@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { Logger } from '../../context.js';
+import type { Logger } from '../../shared/logger.js';
 import type { LocalHub, Subscriber } from './hub.js';
 import {
   byteLength,

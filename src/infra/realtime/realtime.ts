@@ -6,7 +6,7 @@
 import Pusher from 'pusher';
 import type { Redis } from 'ioredis';
 import type { RealtimeConfig } from '../../config.js';
-import type { Logger } from '../../context.js';
+import type { Logger } from '../../shared/logger.js';
 import { LocalHub } from './hub.js';
 import {
   byteLength,

@@ -6,7 +6,7 @@
 // shared one, which fails fast while Redis is away (local sockets are still served).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Logger } from '../../context.js';
+import type { Logger } from '../../shared/logger.js';
 import type { ChannelEvent } from './protocol.js';
 
 interface Envelope {
