@@ -115,9 +115,11 @@ export const smsMessageParts = pgTable(
     carrierMessageId: text('carrier_message_id').notNull(),
     state: text({ enum: ['sent', 'delivered', 'failed', 'expired'] }).notNull().default('sent'),
     error: text(),
+    /** When the SMSC accepted the part: carrier ids are unique only in time (an SMSC that restarts may reuse them). */
+    acceptedAt: tz('accepted_at').notNull().defaultNow(),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.messageId, t.partNo] }), uniqueIndex('sms_message_parts_carrier_key').on(t.carrierMessageId)],
+  (t) => [primaryKey({ columns: [t.messageId, t.partNo] }), index('sms_message_parts_carrier_idx').on(t.carrierMessageId, t.acceptedAt)],
 );
 
 /**
