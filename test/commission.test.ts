@@ -151,14 +151,14 @@ describe('commission figures', () => {
   //             80.10     × 3.75 % =  3.00375
   //             19.99     × 3.75 % =  0.749625
   //              0.0038   × 3.75 % =  0.0001425
-  //           −100        × 3.75 % = −3.75        (the reversal, at the rate of its own day)
-  //                             sum =  3.33685    → half up to 4 decimals: 3.3369
+  //           −100        × 2.5 %  = −2.5         (the reversal, at the rate of the purchase it reverses)
+  //                             sum =  4.58685    → half up to 4 decimals: 4.5869
   const MARCH = {
     period: '2024-03',
     purchase_amount: 233.4271,
     reversed_amount: 100,
     base_amount: 133.4271,
-    commission_amount: 3.3369,
+    commission_amount: 4.5869,
     purchases_count: 5,
     reversals_count: 1,
   };
@@ -209,7 +209,7 @@ describe('commission figures', () => {
     const status = await asAdmin('GET', `/en/admin/partners/${p.id}/commission/lock-status`);
     assert.equal(status.status, 200, status.text);
     assert.deepEqual(status.body.data.locked_periods, ['2024-03']);
-    assert.equal(status.body.data.periods[0].commission_amount, 3.3369);
+    assert.equal(status.body.data.periods[0].commission_amount, 4.5869);
 
     // A purchase recorded late into March changes nothing stored.
     await purchase(t, card, '1000.0000', at('2024-03-25T00:00:00Z'));
@@ -247,9 +247,10 @@ describe('commission figures', () => {
     const synced = await asAdmin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2024-03' });
     assert.equal(synced.status, 200, synced.text);
     // From 25 March 10 %: the late purchase of 1000 adds 100, and the 0.0038 of 31 March now
-    // costs 0.00038 instead of 0.0001425: 3.33685 + 100 + 0.0002375 = 103.3370875 → 103.3371.
+    // costs 0.00038 instead of 0.0001425; the reversal of 21 March stays at its 2 March
+    // purchase's 2.5 %: 4.58685 + 100 + 0.0002375 = 104.5870875 → 104.5871.
     assert.equal(synced.body.data.base_amount, 1133.4271);
-    assert.equal(synced.body.data.commission_amount, 103.3371);
+    assert.equal(synced.body.data.commission_amount, 104.5871);
     assert.equal(synced.body.data.purchases_count, 6);
   });
 
@@ -348,7 +349,7 @@ describe('commission of purchases recorded through the API', () => {
   let p: PartnerFixture;
   let shop: number;
   let cardId: number;
-  /** Every purchase or purchase reversal made, with the rate (in hundredths of a percent) of its day. */
+  /** Every purchase or purchase reversal made, with the rate (in hundredths of a percent) it is charged at. */
   const booked: Array<{ units: bigint; rateHundredths: bigint }> = [];
 
   const admin = (method: string, path: string, json?: unknown) => request(app.url, method, path, { headers: bearer(adminToken), json });
@@ -414,7 +415,7 @@ describe('commission of purchases recorded through the API', () => {
   });
   after(() => app?.close());
 
-  it('equals rate × net purchase amounts: each purchase and refund at the rate of its own day; redemptions and adjustments do not count', async () => {
+  it('equals rate × net purchase amounts: each purchase at the rate of its day, each refund at the rate of the purchase it refunds; redemptions and adjustments do not count', async () => {
     // 2 March (2.5 %).
     const first = await buy('100.00', 250n);
     const second = await buy('33.3333', 250n);
@@ -428,9 +429,10 @@ describe('commission of purchases recorded through the API', () => {
     assert.equal(undone.status, 201, undone.text);
     const adjusted = await request(app.url, 'POST', '/en/shop/points', { headers: apiHeaders(p.apiKey), json: { card_id: cardId, points: 5, reason: 'goodwill' } });
     assert.equal(adjusted.status, 201, adjusted.text);
-    // 16 March (4 %): the refund of the 2 March purchase counts at 4 %, not at its 2.5 %.
+    // 16 March (4 %): the refund of the 2 March purchase counts at that purchase's 2.5 %, not at
+    // today's 4 % — a partner cannot buy low and refund high to push its commission down.
     clock.advanceDays(6);
-    await refund(first, '100.00', 400n);
+    await refund(first, '100.00', 250n);
     await buy('80.10', 400n);
     // Another partner's March purchase is not this partner's commission.
     const other = await createPartner(app);
@@ -447,8 +449,8 @@ describe('commission of purchases recorded through the API', () => {
     assert.equal(late.status, 201, late.text);
 
     const want = expected();
-    // By hand: 2.5 + 0.8333325 + 0.49975 − 4 + 3.204 = 3.0370825 → 3.0371 on a base of 133.4233.
-    assert.deepEqual([want.base_amount, want.commission_amount], [133.4233, 3.0371]);
+    // By hand: 2.5 + 0.8333325 + 0.49975 − 2.5 + 3.204 = 4.5370825 → 4.5371 on a base of 133.4233.
+    assert.deepEqual([want.base_amount, want.commission_amount], [133.4233, 4.5371]);
 
     const live = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-03`);
     assert.equal(live.status, 200, live.text);
@@ -473,12 +475,13 @@ describe('commission of purchases recorded through the API', () => {
       { period: '2026-03', locked_at: locked.body.data.locked_at, base_amount: want.base_amount, commission_amount: want.commission_amount },
     ]);
 
-    // April so far: 70 at 4 % less the refund of 33.3333 at 4 % = 1.466668 → 1.4667.
+    // April so far: 70 at 4 % less the refund of 33.3333 at its March purchase's 2.5 % =
+    // 2.8 − 0.8333325 = 1.9666675 → 1.9667 (at April's 4 % it would read 1.4667).
     const aprilFigures = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-04`);
     assert.equal(aprilFigures.status, 200, aprilFigures.text);
     assert.deepEqual(
       [aprilFigures.body.data.purchase_amount, aprilFigures.body.data.reversed_amount, aprilFigures.body.data.base_amount, aprilFigures.body.data.commission_amount],
-      [70, 33.3333, 36.6667, 1.4667],
+      [70, 33.3333, 36.6667, 1.9667],
     );
   });
 });

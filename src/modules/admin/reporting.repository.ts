@@ -219,7 +219,10 @@ export const reportingRepository = {
     }>(
       db,
       sql`with charged as (
-            select t.type, coalesce(t.amount, -o.amount) as amount, t.created_at
+            -- A reversal is charged at the rate of the purchase it reverses (rated_at), not of
+            -- the day it is made: otherwise purchases recorded at a low rate and reversed after
+            -- a rise would push a month's commission below what was ever earned on them.
+            select t.type, coalesce(t.amount, -o.amount) as amount, coalesce(o.created_at, t.created_at) as rated_at
             from points_transactions as t
             left join points_transactions as o on o.id = t.reverses_id
             where t.partner_id = ${partnerId} and ${inRange(sql`t.created_at`, range)}
@@ -234,7 +237,7 @@ export const reportingRepository = {
           from charged as c
           left join lateral (
             select cr.rate_percent from commission_rates as cr
-            where cr.partner_id = ${partnerId} and cr.valid_from <= (c.created_at at time zone 'UTC')::date
+            where cr.partner_id = ${partnerId} and cr.valid_from <= (c.rated_at at time zone 'UTC')::date
             order by cr.valid_from desc, cr.id desc
             limit 1
           ) as r on true`,
