@@ -58,9 +58,14 @@ export function classifyAddress(address: string): { public: true } | { public: f
   return range === 'unicast' ? { public: true } : { public: false, range };
 }
 
+/**
+ * The refusal's text goes back to the caller (a 422 on the field, an import's error, a delivery
+ * attempt): a literal address is the caller's own, but what an internal name resolves to is
+ * not theirs to learn, so a name's refusal names neither the address nor its range.
+ */
 function notPublic(host: string, address: string, range: string): { ok: false; code: 'private'; reason: string } {
-  const target = host === address ? address : `${host} resolves to ${address}, which`;
-  return { ok: false, code: 'private', reason: `${target} is not a public address (${range})` };
+  if (host === address) return { ok: false, code: 'private', reason: `${address} is not a public address (${range})` };
+  return { ok: false, code: 'private', reason: `${host} resolves to an address that is not public` };
 }
 
 const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
