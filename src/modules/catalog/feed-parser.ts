@@ -55,6 +55,12 @@ export const MAX_ITEM_CHARS = 1024 * 1024;
 export const MAX_CONSTRUCT_CHARS = 8 * 1024 * 1024;
 const MAX_DEPTH = 64;
 const MAX_DISTINCT_TAGS = 200;
+/**
+ * Prefixes bound to Google's namespace that are kept in scope at once. Only those matter (the
+ * parser reads no other namespace), and declarations are undone when their element closes, so
+ * a feed of millions of `xmlns:` declarations holds no more than this.
+ */
+export const MAX_GOOGLE_PREFIXES = 32;
 
 const ENTITY_DECLARATION = /<!ENTITY/i;
 /** "12:7: unexpected close tag." → "unexpected close tag" */
@@ -63,7 +69,10 @@ const stripPosition = (message: string) => message.replace(/^(?:[^:]*:)?\d+:\d+:
 export class FeedParser {
   private readonly parser = new SaxesParser({ position: true });
   private readonly names: string[] = [];
-  private readonly prefixes = new Map<string, string>();
+  /** Prefixes in scope that are bound to Google's namespace (at most MAX_GOOGLE_PREFIXES). */
+  private readonly googlePrefixes = new Set<string>();
+  /** Per open element (parallel to `names`): the Google bindings it changed, to undo at its close. */
+  private readonly scopes: Array<Array<[prefix: string, wasGoogle: boolean]> | undefined> = [];
   private dialect: Dialect = 'generic';
   /** The item element as first found: its name and its parent's name. */
   private itemName: string | undefined;
@@ -95,6 +104,11 @@ export class FeedParser {
     p.on('comment', () => this.mark());
     p.on('processinginstruction', () => this.mark());
     p.on('xmldecl', () => this.mark());
+  }
+
+  /** Namespace bindings the parser holds now (bounded: MAX_GOOGLE_PREFIXES). */
+  get namespaceBindings(): number {
+    return this.googlePrefixes.size;
   }
 
   /** The item element as the spec names them ("offers/offer", "item", …), once found. */
@@ -129,7 +143,7 @@ export class FeedParser {
   /** The tag key of an element or attribute name: Google's namespace reads by local name. */
   private key(name: string): string {
     const colon = name.indexOf(':');
-    if (colon > 0 && this.prefixes.get(name.slice(0, colon)) === GOOGLE_NS) return tagKey(name.slice(colon + 1));
+    if (colon > 0 && this.googlePrefixes.has(name.slice(0, colon))) return tagKey(name.slice(colon + 1));
     return tagKey(name);
   }
 
@@ -145,9 +159,7 @@ export class FeedParser {
     names.push(node.name);
     if (names.length > MAX_DEPTH) throw new FeedError('catalog.feed_too_deep', { limit: MAX_DEPTH }, p.line, p.column);
     const attributes = node.attributes as Record<string, string>;
-    for (const name in attributes) {
-      if (name.startsWith('xmlns:')) this.prefixes.set(name.slice(6), attributes[name]!);
-    }
+    this.scopes.push(this.declare(attributes));
     if (parent === null) {
       this.dialect = this.rootDialect(node.name);
       this.handlers.root?.(this.dialect);
@@ -184,6 +196,33 @@ export class FeedParser {
     }
   }
 
+  /** Applies an element's `xmlns:` declarations; returns what to undo when it closes. */
+  private declare(attributes: Record<string, string>): Array<[string, boolean]> | undefined {
+    let undo: Array<[string, boolean]> | undefined;
+    for (const name in attributes) {
+      if (!name.startsWith('xmlns:')) continue;
+      const prefix = name.slice(6);
+      const isGoogle = attributes[name] === GOOGLE_NS;
+      const wasGoogle = this.googlePrefixes.has(prefix);
+      if (isGoogle === wasGoogle) continue;
+      if (isGoogle && this.googlePrefixes.size >= MAX_GOOGLE_PREFIXES) continue;
+      if (isGoogle) this.googlePrefixes.add(prefix);
+      else this.googlePrefixes.delete(prefix);
+      (undo ??= []).push([prefix, wasGoogle]);
+    }
+    return undo;
+  }
+
+  private undeclare(): void {
+    const undo = this.scopes.pop();
+    if (!undo) return;
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const [prefix, wasGoogle] = undo[i]!;
+      if (wasGoogle) this.googlePrefixes.add(prefix);
+      else this.googlePrefixes.delete(prefix);
+    }
+  }
+
   private isItemStart(name: string, parent: string | null): boolean {
     if (this.itemName === undefined) {
       if (!ITEM_NAMES.has(this.local(name).toLowerCase())) return false;
@@ -196,7 +235,8 @@ export class FeedParser {
 
   private rootDialect(name: string): Dialect {
     if (name.toLowerCase() === 'yml_catalog') return 'yml';
-    for (const uri of this.prefixes.values()) if (uri === GOOGLE_NS) return 'google';
+    // Called at the root's open tag, whose declarations are the only ones in scope.
+    if (this.googlePrefixes.size > 0) return 'google';
     return 'generic';
   }
 
@@ -245,6 +285,7 @@ export class FeedParser {
         this.item = undefined;
         this.itemsFound++;
         names.pop();
+        this.undeclare();
         this.handlers.item(item);
         return;
       }
@@ -255,5 +296,6 @@ export class FeedParser {
       if (text !== '') this.handlers.category?.({ id: def.id, parentId: def.parentId, name: text, line: def.line });
     }
     names.pop();
+    this.undeclare();
   }
 }
