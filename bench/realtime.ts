@@ -54,6 +54,9 @@ async function startServer(kind: 'loyalty' | 'bare-ws'): Promise<Server> {
       REALTIME_APP_ID: APP.id,
       REALTIME_APP_KEY: APP.key,
       REALTIME_APP_SECRET: APP.secret,
+      // Every bench client comes from 127.0.0.1: no per-address limit, room for all of them on the node.
+      REALTIME_MAX_CONNECTIONS_PER_IP: '0',
+      REALTIME_MAX_CONNECTIONS: String(Math.max(50_000, 2 * (CONNECTIONS + SUBSCRIBERS))),
       ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

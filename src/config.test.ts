@@ -315,6 +315,13 @@ describe('loadConfig: SMPP carrier', () => {
     assert.deepEqual(realtime.allowedOrigins, []);
     assert.equal(realtime.activityTimeoutSeconds, 30);
     assert.equal(realtime.pongTimeoutSeconds, 30);
+    assert.deepEqual(realtime.limits, {
+      maxChannelsPerConnection: 100,
+      maxConnectionsPerIp: 1000,
+      maxConnections: 50_000,
+      maxSubscribesPerSecond: 20,
+      maxFrameBytes: 10_240,
+    });
     assert.equal(realtime.publicHost, undefined);
   });
 
@@ -329,11 +336,23 @@ describe('loadConfig: SMPP carrier', () => {
       REALTIME_PUBLIC_SCHEME: 'https',
       REALTIME_ACTIVITY_TIMEOUT: '120',
       REALTIME_PONG_TIMEOUT: '10',
+      REALTIME_MAX_CHANNELS_PER_CONNECTION: '5',
+      REALTIME_MAX_CONNECTIONS_PER_IP: '0',
+      REALTIME_MAX_CONNECTIONS: '200000',
+      REALTIME_MAX_SUBSCRIBES_PER_SECOND: '50',
+      REALTIME_MAX_FRAME_BYTES: '4096',
     });
     assert.deepEqual(realtime.app, { id: '123', key: 'abcdef0123456789', secret: 's'.repeat(20) });
     assert.deepEqual(realtime.allowedOrigins, ['https://shop.example.com', 'http://localhost:8080']);
     assert.deepEqual([realtime.publicHost, realtime.publicPort, realtime.publicScheme], ['ws.example.com', 443, 'https']);
     assert.deepEqual([realtime.activityTimeoutSeconds, realtime.pongTimeoutSeconds], [120, 10]);
+    assert.deepEqual(realtime.limits, {
+      maxChannelsPerConnection: 5,
+      maxConnectionsPerIp: 0,
+      maxConnections: 200_000,
+      maxSubscribesPerSecond: 50,
+      maxFrameBytes: 4096,
+    });
   });
 
   it('reads REALTIME_DRIVER=external with REALTIME_EXTERNAL_URL', () => {
@@ -366,6 +385,13 @@ describe('loadConfig: SMPP carrier', () => {
       [{ REALTIME_PUBLIC_SCHEME: 'wss' }, 'REALTIME_PUBLIC_SCHEME'],
       [{ REALTIME_ACTIVITY_TIMEOUT: '0' }, 'REALTIME_ACTIVITY_TIMEOUT'],
       [{ REALTIME_PONG_TIMEOUT: 'soon' }, 'REALTIME_PONG_TIMEOUT'],
+      [{ REALTIME_MAX_CHANNELS_PER_CONNECTION: '0' }, 'REALTIME_MAX_CHANNELS_PER_CONNECTION'],
+      [{ REALTIME_MAX_CONNECTIONS_PER_IP: '-1' }, 'REALTIME_MAX_CONNECTIONS_PER_IP'],
+      [{ REALTIME_MAX_CONNECTIONS: '0' }, 'REALTIME_MAX_CONNECTIONS'],
+      [{ REALTIME_MAX_SUBSCRIBES_PER_SECOND: 'many' }, 'REALTIME_MAX_SUBSCRIBES_PER_SECOND'],
+      // Up to 512 KiB: `ws` itself closes on frames over 1 MiB before the server could answer 4301.
+      [{ REALTIME_MAX_FRAME_BYTES: String(2 * 1024 * 1024) }, 'REALTIME_MAX_FRAME_BYTES'],
+      [{ REALTIME_MAX_FRAME_BYTES: '100' }, 'REALTIME_MAX_FRAME_BYTES'],
     ];
     for (const [env, name] of cases) {
       const problems = problemsOf(env);

@@ -134,6 +134,19 @@ export interface RealtimeConfig {
   activityTimeoutSeconds: number;
   /** REALTIME_PONG_TIMEOUT (s): how long the server waits for the answer to its ping before closing 4201. */
   pongTimeoutSeconds: number;
+  /** Built-in server's limits (DESIGN §16, docs/realtime.md "Limits"). */
+  limits: {
+    /** REALTIME_MAX_CHANNELS_PER_CONNECTION: more → subscription_error LimitReached (4301). */
+    maxChannelsPerConnection: number;
+    /** REALTIME_MAX_CONNECTIONS_PER_IP: per client address, 0 = no limit; more → close 4100. */
+    maxConnectionsPerIp: number;
+    /** REALTIME_MAX_CONNECTIONS: per node; more → close 4100. */
+    maxConnections: number;
+    /** REALTIME_MAX_SUBSCRIBES_PER_SECOND: per connection; more → pusher:error 4301, frame dropped. */
+    maxSubscribesPerSecond: number;
+    /** REALTIME_MAX_FRAME_BYTES: one inbound frame; more → pusher:error 4301, frame dropped. */
+    maxFrameBytes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -334,6 +347,14 @@ function parseRealtime(r: Reader): RealtimeConfig {
     allowedOrigins,
     activityTimeoutSeconds: r.int('REALTIME_ACTIVITY_TIMEOUT', 30, 1, 3600),
     pongTimeoutSeconds: r.int('REALTIME_PONG_TIMEOUT', 30, 1, 600),
+    limits: {
+      maxChannelsPerConnection: r.int('REALTIME_MAX_CHANNELS_PER_CONNECTION', 100, 1, 10_000),
+      maxConnectionsPerIp: r.int('REALTIME_MAX_CONNECTIONS_PER_IP', 1000, 0, 10_000_000),
+      maxConnections: r.int('REALTIME_MAX_CONNECTIONS', 50_000, 1, 10_000_000),
+      maxSubscribesPerSecond: r.int('REALTIME_MAX_SUBSCRIBES_PER_SECOND', 20, 1, 10_000),
+      // Below `ws`'s own 1 MiB frame cap (protocol.ts MAX_WS_PAYLOAD_BYTES), so the server answers 4301 itself.
+      maxFrameBytes: r.int('REALTIME_MAX_FRAME_BYTES', 10_240, 1024, 512 * 1024),
+    },
   };
 }
 

@@ -32,6 +32,7 @@ async function realtimePlugin(app: FastifyInstance, { realtime, config }: Realti
       pongTimeoutSeconds: config.realtime.pongTimeoutSeconds,
       allowedOrigins: config.realtime.allowedOrigins,
       log: app.log,
+      limits: config.realtime.limits,
     });
     server = pusher;
     app.server.on('upgrade', (req, socket, head) => pusher.handleUpgrade(req, socket, head));

@@ -12,8 +12,12 @@ export const MAX_EVENT_DATA_BYTES = 10 * 1024;
 /** Channels per trigger and events per batch, as Pusher. */
 export const MAX_CHANNELS_PER_EVENT = 100;
 export const MAX_BATCH_EVENTS = 10;
-/** Whole WebSocket frames; `ws` closes a connection that sends more with 1009. */
-export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
+/**
+ * What `ws` itself accepts in one frame (more: it closes the connection with 1009). Well
+ * above REALTIME_MAX_FRAME_BYTES, so that the server sees a frame just over that limit and
+ * answers it with 4301 while the socket stays open; only absurd frames cost a connection.
+ */
+export const MAX_WS_PAYLOAD_BYTES = 1024 * 1024;
 /** Client events a connection may send per second before 4301. */
 export const CLIENT_EVENTS_PER_SECOND = 10;
 /** Presence limits of presence-channels.md. */
@@ -33,9 +37,12 @@ export const CODES = {
   UNSUPPORTED_PROTOCOL: 4007,
   NO_PROTOCOL: 4008,
   UNAUTHORIZED: 4009,
+  /** Over capacity (connections per address or per node): pusher-js backs off and retries. */
+  OVER_CAPACITY: 4100,
   GENERIC_RECONNECT: 4200,
   PONG_NOT_RECEIVED: 4201,
-  CLIENT_EVENT_RATE_LIMIT: 4301,
+  /** A limit on the open connection (client events, subscribes, frame size, channels): it stays open. */
+  LIMIT_REACHED: 4301,
 } as const;
 
 export type ChannelKind = 'public' | 'private' | 'private-encrypted' | 'presence';

@@ -4,6 +4,11 @@
 // other upgrade is refused with a plain HTTP answer.
 //
 // Payloads are never logged: events carry login tokens (QR login).
+//
+// Limits (DESIGN §16, docs/realtime.md "Limits"): connections per client address and per
+// node (over them: 4100, pusher-js backs off), channels per connection (LimitReached on that
+// channel), subscribe frames per second and frame size (4301, the frame is dropped, the
+// socket stays). What they keep per connection is a few numbers, no timers.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -40,9 +45,30 @@ export interface PusherServerOptions {
   /** Browser origins allowed to connect; empty = any. */
   allowedOrigins: readonly string[];
   log: Logger;
+  limits: RealtimeLimits;
+  /**
+   * The client address a connection counts against (the one the HTTP side uses, under
+   * TRUST_PROXY). Default: the TCP peer.
+   */
+  addressOf?: (req: IncomingMessage) => string;
+}
+
+/** REALTIME_MAX_* (src/config.ts). */
+export interface RealtimeLimits {
+  /** Channels one connection may be subscribed to at once. */
+  maxChannelsPerConnection: number;
+  /** Open connections per client address; 0 = no limit. */
+  maxConnectionsPerIp: number;
+  /** Open connections on this node. */
+  maxConnections: number;
+  /** pusher:subscribe frames per connection per second. */
+  maxSubscribesPerSecond: number;
+  /** Bytes in one inbound frame. */
+  maxFrameBytes: number;
 }
 
 const OPEN = 1;
+const peerAddress = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
 
 /** One client connection. Kept small: the server may hold tens of thousands. */
 class Connection implements Subscriber {
@@ -54,8 +80,15 @@ class Connection implements Subscriber {
   pingSentAt = 0;
   clientEventWindow = 0;
   clientEventCount = 0;
+  /** pusher:subscribe frames: start of the current one-second window and the count in it. */
+  subscribeWindow = 0;
+  subscribeCount = 0;
 
-  constructor(readonly ws: WebSocket) {}
+  /** `address`: the client address this connection counts against (its per-address slot). */
+  constructor(
+    readonly ws: WebSocket,
+    readonly address: string,
+  ) {}
 
   send(text: string) {
     if (this.ws.readyState === OPEN) this.ws.send(text);
@@ -74,6 +107,8 @@ export class PusherServer {
     clientTracking: false,
   });
   private readonly connections = new Set<Connection>();
+  /** Open connections per client address (only with a per-address limit); absent = 0. */
+  private readonly perAddress = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
 
@@ -87,6 +122,11 @@ export class PusherServer {
 
   get connectionCount(): number {
     return this.connections.size;
+  }
+
+  /** Open connections counted against `address` (0 without a per-address limit). */
+  connectionsFrom(address: string): number {
+    return this.perAddress.get(address) ?? 0;
   }
 
   /** For the HTTP server's `upgrade` event: take /app/{key}, refuse everything else. */
@@ -105,6 +145,9 @@ export class PusherServer {
     const reject = (code: number, message: string) => {
       ws.send(errorFrame(code, message));
       ws.close(code, message);
+      // A peer that never answers the close would hold its socket for `ws`'s 30 s close
+      // timeout, outside every count: refused sockets get one second.
+      setTimeout(() => ws.terminate(), 1000).unref();
     };
     const [path = '', query = ''] = (req.url ?? '').split('?', 2);
     // Keys are plain ASCII ([A-Za-z0-9_-]), compared as sent: nothing to decode.
@@ -122,8 +165,20 @@ export class PusherServer {
       return reject(CODES.UNAUTHORIZED, 'Origin not allowed');
     }
 
-    const conn = new Connection(ws);
+    // Over capacity: 4100, so pusher-js backs off (1 s and more) instead of retrying at once.
+    const { maxConnections, maxConnectionsPerIp } = this.opts.limits;
+    if (this.connections.size >= maxConnections) {
+      return reject(CODES.OVER_CAPACITY, `Over capacity: this server holds at most ${maxConnections} connections`);
+    }
+    const address = (this.opts.addressOf ?? peerAddress)(req);
+    const fromAddress = this.perAddress.get(address) ?? 0;
+    if (maxConnectionsPerIp > 0 && fromAddress >= maxConnectionsPerIp) {
+      return reject(CODES.OVER_CAPACITY, `Over capacity: at most ${maxConnectionsPerIp} connections per client address`);
+    }
+
+    const conn = new Connection(ws, address);
     this.connections.add(conn);
+    if (maxConnectionsPerIp > 0) this.perAddress.set(address, fromAddress + 1);
     ws.on('message', (data, isBinary) => this.onMessage(conn, data, isBinary));
     ws.on('ping', () => this.touch(conn));
     ws.on('pong', () => this.touch(conn));
@@ -140,6 +195,10 @@ export class PusherServer {
 
   private onMessage(conn: Connection, data: RawData, isBinary: boolean) {
     this.touch(conn);
+    const { maxFrameBytes } = this.opts.limits;
+    if (rawLength(data) > maxFrameBytes) {
+      return conn.send(errorFrame(CODES.LIMIT_REACHED, `Frame rejected: larger than ${maxFrameBytes} bytes`));
+    }
     if (isBinary) {
       conn.ws.close(1003, 'Binary frames are not supported');
       return;
@@ -182,9 +241,24 @@ export class PusherServer {
   }
 
   private subscribe(conn: Connection, data: unknown) {
+    // Every subscribe frame counts, valid or not: the rate bounds the work a socket can ask for.
+    const { maxSubscribesPerSecond, maxChannelsPerConnection } = this.opts.limits;
+    const now = Date.now();
+    if (now - conn.subscribeWindow >= 1000) {
+      conn.subscribeWindow = now;
+      conn.subscribeCount = 0;
+    }
+    if (++conn.subscribeCount > maxSubscribesPerSecond) {
+      return conn.send(errorFrame(CODES.LIMIT_REACHED, `Subscribe rejected: only ${maxSubscribesPerSecond} accepted per second`));
+    }
     if (!isObject(data)) return conn.send(errorFrame(null, 'pusher:subscribe needs data.channel'));
     const channel = data.channel;
     if (!isValidChannelName(channel)) return conn.send(errorFrame(null, 'Invalid channel name'));
+    // A channel this socket already has does not take another slot.
+    if (!conn.channels.has(channel) && conn.channels.size >= maxChannelsPerConnection) {
+      const error = `Subscription limit reached: at most ${maxChannelsPerConnection} channels per connection (unsubscribe from one first)`;
+      return conn.send(frame('pusher:subscription_error', { type: 'LimitReached', error, status: CODES.LIMIT_REACHED }, channel));
+    }
     const kind = channelKind(channel);
     const { app, hub } = this.opts;
 
@@ -284,7 +358,7 @@ export class PusherServer {
       conn.clientEventCount = 0;
     }
     if (++conn.clientEventCount > CLIENT_EVENTS_PER_SECOND) {
-      return conn.send(errorFrame(CODES.CLIENT_EVENT_RATE_LIMIT, `Client event rejected: only ${CLIENT_EVENTS_PER_SECOND} accepted per second`));
+      return conn.send(errorFrame(CODES.LIMIT_REACHED, `Client event rejected: only ${CLIENT_EVENTS_PER_SECOND} accepted per second`));
     }
     const data = encodeData(msg.data);
     if (byteLength(data) > MAX_EVENT_DATA_BYTES) {
@@ -294,8 +368,14 @@ export class PusherServer {
     void this.opts.dispatch([{ channel, event, data, exceptSocketId: conn.socketId, ...(userId !== '' ? { userId } : {}) }]);
   }
 
+  /** Every way a connection ends comes here (once): its slots are given back. */
   private onClose(conn: Connection) {
     if (!this.connections.delete(conn)) return;
+    const fromAddress = this.perAddress.get(conn.address);
+    if (fromAddress !== undefined) {
+      if (fromAddress <= 1) this.perAddress.delete(conn.address);
+      else this.perAddress.set(conn.address, fromAddress - 1);
+    }
     for (const channel of [...conn.channels.keys()]) this.leave(conn, channel);
   }
 
@@ -339,6 +419,12 @@ export class PusherServer {
     for (const conn of open) this.onClose(conn);
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
+}
+
+/** Bytes in an inbound frame, however `ws` hands it over. */
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 function tryParse(s: string): unknown {
