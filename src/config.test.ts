@@ -259,6 +259,8 @@ describe('loadConfig: SMPP carrier', () => {
     assert.equal(c.sms.smppEnquireLinkMs, 30_000);
     assert.equal(c.sms.smppWindow, 10);
     assert.equal(c.sms.smppThroughput, 50);
+    assert.equal(c.sms.defaultValidityMinutes, 2880);
+    assert.equal(loadConfig({ SMS_DEFAULT_VALIDITY_MINUTES: '60' }).sms.defaultValidityMinutes, 60);
   });
 
   it('reads SMS_CARRIER=smpp with SMPP_URL and the session settings', () => {
@@ -299,6 +301,8 @@ describe('loadConfig: SMPP carrier', () => {
     ['SMPP_ENQUIRE_LINK_MS', '10'],
     ['SMPP_WINDOW', '0'],
     ['SMPP_THROUGHPUT', 'fast'],
+    ['SMS_DEFAULT_VALIDITY_MINUTES', '0'],
+    ['SMS_DEFAULT_VALIDITY_MINUTES', '10081'],
   ] as const) {
     it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
       const problems = problemsOf({ [name]: value });

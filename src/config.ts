@@ -51,6 +51,8 @@ export interface Config {
     dispatchPollMs: number;
     /** How long an interrupted SMPP hand-over waits before it is failed (never resent). */
     inDoubtAfterMs: number;
+    /** SMS_DEFAULT_VALIDITY_MINUTES: a message sent without a validity expires this long after its send. */
+    defaultValidityMinutes: number;
     /** SMPP_URL: smpp://system_id:password@host:port (ssmpp:// for TLS); required when carrier is smpp. */
     smppUrl: string | undefined;
     /** SMPP_ENQUIRE_LINK_MS: keep-alive period of the SMPP session. */
@@ -446,6 +448,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       simulatorDelayMs: r.int('SMS_SIMULATOR_DELAY_MS', 2000, 0, 600_000),
       dispatchPollMs: r.int('SMS_DISPATCH_POLL_MS', 250, 10, 60_000),
       inDoubtAfterMs: r.int('SMS_IN_DOUBT_AFTER_MS', 120_000, 1000, 86_400_000),
+      defaultValidityMinutes: r.int('SMS_DEFAULT_VALIDITY_MINUTES', 2880, 1, 10_080),
       smppUrl: parseSmppUrl(r, 'SMPP_URL', r.raw('SMS_CARRIER') === 'smpp'),
       smppEnquireLinkMs: r.int('SMPP_ENQUIRE_LINK_MS', 30_000, 1000, 600_000),
       smppWindow: r.int('SMPP_WINDOW', 10, 1, 1000),

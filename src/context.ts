@@ -194,6 +194,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       pollMs: config.sms.dispatchPollMs,
       batchSize: 50,
       inDoubtAfterMs: config.sms.inDoubtAfterMs,
+      defaultValidityMs: config.sms.defaultValidityMinutes * 60_000,
       retryBackoffMs: [5_000, 15_000, 60_000, 300_000],
       log: opts.log,
     });

@@ -8,6 +8,7 @@ import {
   buildSubmitSm,
   concatenationRef,
   parseDeliverSm,
+  type RawUserData,
   parseReceiptText,
   parseSmppUrl,
   receiptIdCandidates,
@@ -120,8 +121,8 @@ describe('SMPP helpers (pure)', () => {
   });
 
   it('classifies deliver_sm: TLVs first, then text; interim, mobile-originated and garbage apart', () => {
-    const final = (pdu: Record<string, unknown>) => {
-      const p = parseDeliverSm(pdu);
+    const final = (pdu: Record<string, unknown>, raw?: RawUserData) => {
+      const p = parseDeliverSm(pdu, raw);
       assert.equal(p.kind, 'final', JSON.stringify(p));
       return (p as { receipt: CarrierReceipt }).receipt;
     };
@@ -139,7 +140,21 @@ describe('SMPP helpers (pure)', () => {
     assert.deepEqual(final({ esm_class: 4, short_message: Buffer.from('id:6 stat:deleted') }), { carrierMessageId: '6', state: 'failed', error: 'DELETED' });
     assert.equal(final({ esm_class: 4, short_message: 'id:7 stat:UNKNOWN err:000' }).state, 'failed');
     assert.deepEqual(parseDeliverSm({ esm_class: 4, short_message: 'id:8 stat:ENROUTE' }), { kind: 'interim', carrierMessageId: '8', stat: 'ENROUTE' });
-    assert.deepEqual(parseDeliverSm({ esm_class: 4, short_message: 'id:8 stat:ACCEPTD' }), { kind: 'interim', carrierMessageId: '8', stat: 'ACCEPTD' });
+    // ACCEPTD is final (SMPP 3.4 §5.2.28): read or accepted on the subscriber's behalf.
+    assert.deepEqual(final({ esm_class: 4, short_message: 'id:8 stat:ACCEPTD' }), { carrierMessageId: '8', state: 'delivered' });
+    assert.deepEqual(final({ esm_class: 4, receipted_message_id: '8', message_state: 6 }), { carrierMessageId: '8', state: 'delivered' });
+    // The receipt format is ASCII whatever data_coding says: an 0x08 receipt decoded as UCS-2 by
+    // the package, or read from its octets as received.
+    const ascii = 'id:77 sub:001 dlvrd:001 submit date:2111250349 done date:2111250350 stat:DELIVRD err:000 text:Code 4711';
+    const ucs2 = Buffer.from(ascii, 'latin1');
+    assert.deepEqual(final({ esm_class: 4, data_coding: 8, short_message: { message: Buffer.from(ucs2.subarray(0, 98)).swap16().toString('utf16le') } }), {
+      carrierMessageId: '77',
+      state: 'delivered',
+    });
+    assert.deepEqual(final({ esm_class: 4, data_coding: 8, short_message: { message: '楤' } }, { shortMessage: ucs2 }), {
+      carrierMessageId: '77',
+      state: 'delivered',
+    });
     assert.deepEqual(parseDeliverSm({ esm_class: 0, short_message: { message: 'STOP' } }), { kind: 'not-a-receipt' });
     assert.equal(parseDeliverSm({ esm_class: 4, short_message: Buffer.from([0xff, 0x00, 0x13]) }).kind, 'unparseable');
     assert.equal(parseDeliverSm({ esm_class: 4, short_message: 'id:9 stat:WHATEVER' }).kind, 'unparseable');
@@ -314,7 +329,7 @@ describe('SmppCarrier against a test SMSC', () => {
   it('acknowledges but does not report interim receipts, mobile-originated messages and garbage', async () => {
     const count = h.receipts.length;
     assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'ENROUTE'), 0);
-    assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'ACCEPTD', { viaTlv: true }), 0);
+    assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'ENROUTE', { viaTlv: true }), 0);
     assert.equal(await h.smsc.deliver({ esm_class: 0x04, short_message: Buffer.from([0xff, 0x00, 0x1b, 0x80, 0x13]) }), 0);
     assert.equal(await h.smsc.deliver({ esm_class: 0x04, short_message: Buffer.from('id: stat:') }), 0);
     assert.equal(await h.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: Buffer.from([0xd8, 0x00]) }), 0);
@@ -324,6 +339,37 @@ describe('SmppCarrier against a test SMSC', () => {
     // A receipt is acknowledged only once reported, so each answer above is the sentinel.
     assert.equal(await h.smsc.deliverReceipt('0ABC9999', 'DELIVRD'), 0);
     assert.deepEqual(h.receipts.slice(count), [{ carrierMessageId: '0ABC9999', state: 'delivered' }]);
+  });
+
+  it('reads a data_coding 8 receipt with ASCII text as a receipt, and never logs a receipt\'s text or undecodable octets', async () => {
+    const lines: string[] = [];
+    const log = { info: (o: object, m?: string) => lines.push(JSON.stringify([o, m])), warn: (o: object, m?: string) => lines.push(JSON.stringify([o, m])) };
+    const own = await harness({ log });
+    try {
+      const ascii = (id: string, stat: string, text: string) =>
+        Buffer.from(`id:${id} sub:001 dlvrd:001 submit date:2111250349 done date:2111250350 stat:${stat} err:000 text:${text}`, 'latin1');
+      // Odd and even lengths: UCS-2 decoding would drop or garble the last octet.
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: ascii('0ABC7001', 'DELIVRD', 'Code 4711') }), 0);
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: ascii('0ABC7002', 'ACCEPTD', 'Code 4712x') }), 0);
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: ascii('0ABC7003', 'UNDELIV', 'Code 4713') }), 0);
+      // Not understood: only the redacted head is logged; garbage not at all.
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: ascii('0ABC7004', 'WHATEVER', 'Code 4714') }), 0);
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x08, short_message: Buffer.from('Code 4715 secret', 'utf16le').swap16() }), 0);
+      assert.equal(await own.smsc.deliver({ esm_class: 0x04, data_coding: 0x00, short_message: Buffer.from([0x80, 0x81, 0x34, 0x37, 0x31, 0x36]) }), 0);
+      assert.equal(await own.smsc.deliver({ esm_class: 0x00, source_addr: '37060012345', short_message: Buffer.from('STOP 4717') }), 0);
+      assert.deepEqual(own.receipts, [
+        { carrierMessageId: '0ABC7001', state: 'delivered' },
+        { carrierMessageId: '0ABC7002', state: 'delivered' },
+        { carrierMessageId: '0ABC7003', state: 'failed', error: 'UNDELIV (err 000)' },
+      ]);
+      const logged = lines.join('\n');
+      assert.match(logged, /0ABC7004/, 'the redacted head of a receipt not understood is logged');
+      for (const secret of ['4711', '4712', '4713', '4714', '4715', '4716', '4717', '37060012345', 'secret', '\\u']) {
+        assert.ok(!logged.includes(secret), `${secret} in the log: ${logged}`);
+      }
+    } finally {
+      await own.stop();
+    }
   });
 
   it('fails permanently on an error status for a destination', async () => {

@@ -58,6 +58,12 @@ export interface DispatcherOptions {
   retryBackoffMs: number[];
   /** Transient failures after which a message fails and is refunded (default 8). */
   maxAttempts?: number;
+  /**
+   * A message sent without a validity is treated as having this one from its send
+   * (SMS_DEFAULT_VALIDITY_MINUTES, default 48 h): the SMSC is told, and with no final receipt
+   * by then it is `expired`, so nothing stays `sent` for ever (DESIGN.md §4).
+   */
+  defaultValidityMs?: number;
   log: DispatcherLog;
 }
 
@@ -67,6 +73,7 @@ export const IN_DOUBT_ERROR =
 export const DISPATCH_ERROR = 'The message could not be handed to the carrier';
 
 const DEFAULT_MAX_ATTEMPTS = 8;
+const DEFAULT_VALIDITY_MS = 2880 * 60_000;
 /** Consecutive failures of the store: ticks back off from pollMs doubling to this. */
 const MAX_ERROR_BACKOFF_MS = 30_000;
 /** Receipts recorded per INSERT. */
@@ -126,6 +133,7 @@ export class SmsDispatcher {
   private fillAgain = false;
 
   private readonly maxAttempts: number;
+  private readonly defaultValidityMs: number;
 
   constructor(
     private readonly database: Database,
@@ -135,6 +143,7 @@ export class SmsDispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.defaultValidityMs = options.defaultValidityMs ?? DEFAULT_VALIDITY_MS;
   }
 
   /** A transaction whose status changes are announced once it has committed. */
@@ -258,14 +267,21 @@ export class SmsDispatcher {
 
   /** Records receipts as the carrier reports them (one statement however many); applied by the next tick. */
   async recordReceipt(receipts: CarrierReceipt | readonly CarrierReceipt[], tx?: Executor): Promise<void> {
-    const list = Array.isArray(receipts) ? (receipts as readonly CarrierReceipt[]) : [receipts as CarrierReceipt];
+    const given = Array.isArray(receipts) ? (receipts as readonly CarrierReceipt[]) : [receipts as CarrierReceipt];
+    // Carrier ids are unique only in time (an SMSC that restarts reuses them): a receipt for an
+    // id seen before replaces the old one and is applied again, to the most recent part with
+    // that id. The last of several for one id in this call wins.
+    const list = [...new Map(given.map((r) => [r.carrierMessageId, r])).values()];
     if (list.length === 0) return;
     // In slices: three parameters a receipt, and a statement takes at most 65,535.
     for (let i = 0; i < list.length; i += RECEIPT_INSERT_SLICE) {
       await (tx ?? this.database.db)
         .insert(smsCarrierReceipts)
         .values(list.slice(i, i + RECEIPT_INSERT_SLICE).map((r) => ({ carrierMessageId: r.carrierMessageId, state: r.state, error: r.error ?? null })))
-        .onConflictDoNothing();
+        .onConflictDoUpdate({
+          target: smsCarrierReceipts.carrierMessageId,
+          set: { state: sql`excluded.state`, error: sql`excluded.error`, receivedAt: sql`now()`, appliedAt: null },
+        });
     }
     this.wake();
   }
@@ -334,7 +350,10 @@ export class SmsDispatcher {
     }
   }
 
-  /** Expire what is past its validity — unsent, or sent and not delivered; the charge is refunded. */
+  /**
+   * Expire what is past its validity — unsent, or sent and not delivered; the charge is
+   * refunded. A message sent without a validity has the default one from its send.
+   */
   private async expire(): Promise<void> {
     for (;;) {
       const expired = await this.batch('expiry', (isolated) => this.expireBatch(isolated));
@@ -350,9 +369,16 @@ export class SmsDispatcher {
         .select({ id: smsMessages.id })
         .from(smsMessages)
         .where(
-          and(
-            or(and(eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)), eq(smsMessages.status, 'sent')),
-            lte(smsMessages.validityAt, this.now()),
+          or(
+            and(
+              or(and(eq(smsMessages.status, 'queued'), isNull(smsMessages.submittingAt)), eq(smsMessages.status, 'sent')),
+              lte(smsMessages.validityAt, this.now()),
+            ),
+            and(
+              eq(smsMessages.status, 'sent'),
+              isNull(smsMessages.validityAt),
+              lte(smsMessages.sentAt, new Date(this.now().getTime() - this.defaultValidityMs)),
+            ),
           ),
         )
         .limit(this.options.batchSize)
@@ -433,7 +459,8 @@ export class SmsDispatcher {
       text: row.body,
       encoding: shape.encoding,
       segments: shape.segments,
-      validityAt: row.validityAt,
+      // Without one, the default from now (the send): the SMSC gives up when we do.
+      validityAt: row.validityAt ?? new Date(this.now().getTime() + this.defaultValidityMs),
     };
   }
 
@@ -829,33 +856,23 @@ export class SmsDispatcher {
       if (!isolated && receipts.length > 0) {
         // Every receipt by its id as given, in one statement; one that matches nothing is
         // tried below in its other spellings.
-        const matched = await this.applyExact(tx, receipts);
-        for (const m of matched) touched.add(m.messageId);
+        const matched = await this.applyToParts(tx, receipts.map((r) => ({ ...r, lookupId: r.carrierMessageId })));
+        for (const m of matched) if (m.changed) touched.add(m.messageId);
         const applied = new Set(matched.map((m) => m.carrierMessageId));
         pending = receipts.filter((r) => !applied.has(r.carrierMessageId));
       }
       for (const receipt of pending) {
-        const messageId = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, async (sp) => {
+        const matched = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, async (sp) => {
           // The id as given first; other spellings only when it matches nothing (a decimal "16"
           // must not hit a part whose hex id is "10" when a part "16" exists).
-          let part: { messageId: string } | undefined;
           for (const id of receiptIdCandidates(receipt.carrierMessageId).filter((c) => isolated || c !== receipt.carrierMessageId)) {
-            [part] = await sp
-              .update(smsMessageParts)
-              .set({ state: receipt.state, error: receipt.error, updatedAt: this.now() })
-              .where(eq(smsMessageParts.carrierMessageId, id))
-              .returning({ messageId: smsMessageParts.messageId });
-            if (part) break;
+            const [m] = await this.applyToParts(sp, [{ ...receipt, lookupId: id }]);
+            if (m) return m;
           }
           // Not matched yet: the submit response may still be on its way. Kept for a later tick.
-          if (!part) return undefined;
-          await sp
-            .update(smsCarrierReceipts)
-            .set({ appliedAt: this.now() })
-            .where(eq(smsCarrierReceipts.carrierMessageId, receipt.carrierMessageId));
-          return part.messageId;
+          return undefined;
         });
-        if (messageId) touched.add(messageId);
+        if (matched?.changed) touched.add(matched.messageId);
       }
       if (isolated) {
         for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
@@ -865,25 +882,52 @@ export class SmsDispatcher {
     });
   }
 
-  /** Applies receipts whose id is a part's id exactly, and marks them applied: one statement. */
-  private async applyExact(
+  /**
+   * Applies each receipt to the most recent part whose carrier id is its `lookupId` — carrier
+   * ids are unique only in time: an SMSC that restarts numbers from 0 again — among the parts
+   * still within their message's validity (the default one from the part's acceptance when it
+   * has none) at the receipt's arrival, and marks the receipt applied: one statement. A part
+   * already final keeps its first final state (a receipt sent again changes nothing); an older
+   * part with the same id is never touched. `changed`: the part moved, its message may settle.
+   */
+  private async applyToParts(
     tx: Executor,
-    receipts: ReadonlyArray<{ carrierMessageId: string; state: string; error: string | null }>,
-  ): Promise<Array<{ messageId: string; carrierMessageId: string }>> {
-    const list = JSON.stringify(receipts.map((r) => ({ id: r.carrierMessageId, state: r.state, error: r.error })));
+    receipts: ReadonlyArray<{ carrierMessageId: string; lookupId: string; state: string; error: string | null; receivedAt: Date }>,
+  ): Promise<Array<{ messageId: string; carrierMessageId: string; changed: boolean }>> {
+    const list = JSON.stringify(
+      receipts.map((r) => ({ rid: r.carrierMessageId, id: r.lookupId, state: r.state, error: r.error, received_at: r.receivedAt.toISOString() })),
+    );
     const now = this.now().toISOString();
+    const defaultValiditySecs = this.defaultValidityMs / 1000;
     const res = await tx.execute(sql`
-      with v as (select * from jsonb_to_recordset(${list}::jsonb) as v(id text, state text, error text)),
+      with v as (
+        select * from jsonb_to_recordset(${list}::jsonb) as v(rid text, id text, state text, error text, received_at timestamptz)
+      ),
+      target as (
+        select v.rid, v.state, v.error, t.message_id, t.part_no, t.state as current
+        from v cross join lateral (
+          select p.message_id, p.part_no, p.state
+          from ${smsMessageParts} p join ${smsMessages} m on m.id = p.message_id
+          where p.carrier_message_id = v.id
+            and coalesce(m.validity_at, p.accepted_at + make_interval(secs => ${defaultValiditySecs})) >= v.received_at
+          order by p.accepted_at desc, p.message_id desc, p.part_no desc
+          limit 1
+        ) t
+      ),
       parts as (
-        update ${smsMessageParts} p set state = v.state, error = v.error, updated_at = ${now}::timestamptz
-        from v where p.carrier_message_id = v.id
-        returning p.message_id, v.id
+        update ${smsMessageParts} p set state = target.state, error = target.error, updated_at = ${now}::timestamptz
+        from target where p.message_id = target.message_id and p.part_no = target.part_no and p.state = 'sent'
+        returning p.message_id
       ),
       applied as (
-        update ${smsCarrierReceipts} r set applied_at = ${now}::timestamptz from parts where r.carrier_message_id = parts.id
+        update ${smsCarrierReceipts} r set applied_at = ${now}::timestamptz from target where r.carrier_message_id = target.rid
       )
-      select message_id, id from parts`);
-    return (res as unknown as { rows: Array<{ message_id: string; id: string }> }).rows.map((r) => ({ messageId: r.message_id, carrierMessageId: r.id }));
+      select rid, message_id, current = 'sent' as changed from target`);
+    return (res as unknown as { rows: Array<{ rid: string; message_id: string; changed: boolean }> }).rows.map((r) => ({
+      messageId: r.message_id,
+      carrierMessageId: r.rid,
+      changed: r.changed,
+    }));
   }
 
   /** `settle` for many messages: two reads, and one statement for all that are now delivered. */

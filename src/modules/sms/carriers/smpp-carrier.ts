@@ -286,6 +286,8 @@ const STAT_ALIASES: Record<string, string> = {
 
 const FINAL_STATES: Record<string, CarrierReceipt['state']> = {
   DELIVRD: 'delivered',
+  // Final (SMPP 3.4 §5.2.28): read or accepted on the subscriber's behalf (DESIGN.md §4).
+  ACCEPTD: 'delivered',
   EXPIRED: 'expired',
   UNDELIV: 'failed',
   REJECTD: 'failed',
@@ -296,11 +298,12 @@ const FINAL_STATES: Record<string, CarrierReceipt['state']> = {
 
 export type DeliverSmParse =
   | { kind: 'final'; receipt: CarrierReceipt }
-  /** ENROUTE, ACCEPTD, SCHEDULED: the message is not final yet. */
+  /** ENROUTE, SCHEDULED: the message is not final yet. */
   | { kind: 'interim'; carrierMessageId: string; stat: string }
   /** A mobile-originated message, not a receipt. */
   | { kind: 'not-a-receipt' }
-  | { kind: 'unparseable'; reason: string };
+  /** `receipt`: the receipt's head, redacted (never the text: field), or undefined when it is not printable text. */
+  | { kind: 'unparseable'; reason: string; receipt?: string };
 
 /** A printable id: the leading run of visible ASCII (a TLV without its NUL reads on into garbage). */
 function cleanId(value: unknown): string | undefined {
@@ -309,32 +312,63 @@ function cleanId(value: unknown): string | undefined {
   return id || undefined;
 }
 
-function messageText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('latin1');
-  if (value && typeof value === 'object' && 'message' in value) return messageText((value as { message: unknown }).message);
+/** The user data of a deliver_sm / data_sm exactly as received, before the package decoded it. */
+export interface RawUserData {
+  shortMessage?: Buffer;
+  messagePayload?: Buffer;
+}
+
+/**
+ * The text of a decoded short_message, back to the octets it came from where that is exact
+ * (only when the raw PDU was not kept: unit tests hand decoded PDUs in).
+ */
+function messageOctets(value: unknown, dataCoding: number): Buffer | undefined {
+  if (Buffer.isBuffer(value)) return value;
+  if (typeof value === 'string') {
+    // Decoded as UCS-2 by the package: the octets are the UTF-16BE code units.
+    if ((dataCoding & 0x0f) === DATA_CODING_UCS2 && /[\u0100-\uffff]/.test(value)) return Buffer.from(value, 'utf16le').swap16();
+    return Buffer.from(value, 'latin1');
+  }
+  if (value && typeof value === 'object' && 'message' in value) return messageOctets((value as { message: unknown }).message, dataCoding);
   return undefined;
 }
 
 /**
- * Classifies a deliver_sm or data_sm as decoded by the `smpp` package. Prefers the TLVs
- * receipted_message_id and message_state over the text; never throws.
+ * A receipt as text: its octets read one to a character (the receipt format is ASCII whatever
+ * the data_coding says — an SMSC may copy 0x08 from the submit), cut at "text:" (the start of
+ * the customer's message, often a one-time code) and with anything unprintable blanked. This
+ * is the only form in which a receipt is parsed or logged.
  */
-export function parseDeliverSm(pdu: Record<string, unknown>): DeliverSmParse {
+export function redactReceipt(octets: Buffer): string {
+  const latin1 = octets.toString('latin1');
+  const textAt = latin1.search(/(?:^|\s)text:/i);
+  const head = textAt >= 0 ? latin1.slice(0, textAt) : latin1;
+  return head.replace(/[^\x20-\x7e]/g, ' ');
+}
+
+/**
+ * Classifies a deliver_sm or data_sm. Prefers the TLVs receipted_message_id and message_state
+ * over the text; the text is read from `raw` (the octets as received) when given. Never throws.
+ */
+export function parseDeliverSm(pdu: Record<string, unknown>, raw?: RawUserData): DeliverSmParse {
+  let head = '';
   try {
     const esmClass = typeof pdu.esm_class === 'number' ? pdu.esm_class : 0;
+    const dataCoding = typeof pdu.data_coding === 'number' ? pdu.data_coding : 0;
     const hasTlvId = pdu.receipted_message_id !== undefined && pdu.receipted_message_id !== null;
     if ((esmClass & ESM_CLASS_RECEIPT) === 0 && !hasTlvId) return { kind: 'not-a-receipt' };
 
-    const text = messageText(pdu.short_message) || messageText(pdu.message_payload) || '';
-    const fields = parseReceiptText(text);
+    let octets = raw ? raw.shortMessage : messageOctets(pdu.short_message, dataCoding);
+    if (!octets || octets.length === 0) octets = raw ? raw.messagePayload : messageOctets(pdu.message_payload, dataCoding);
+    head = octets ? redactReceipt(octets) : '';
+    const fields = parseReceiptText(head);
     const id = cleanId(pdu.receipted_message_id) ?? cleanId(fields.id);
-    if (!id) return { kind: 'unparseable', reason: 'no message id' };
+    if (!id) return unparseable('no message id', head);
 
     const tlvState = typeof pdu.message_state === 'number' ? MESSAGE_STATES[pdu.message_state] : undefined;
     const textStat = fields.stat === undefined ? undefined : STAT_ALIASES[fields.stat.toUpperCase()];
     const stat = tlvState ?? textStat;
-    if (!stat) return { kind: 'unparseable', reason: `no recognisable state (stat ${JSON.stringify(fields.stat ?? null)})` };
+    if (!stat) return unparseable(`no recognisable state (stat ${JSON.stringify(fields.stat ?? null)})`, head);
 
     const state = FINAL_STATES[stat];
     if (!state) return { kind: 'interim', carrierMessageId: id, stat };
@@ -350,7 +384,63 @@ export function parseDeliverSm(pdu: Record<string, unknown>): DeliverSmParse {
     }
     return { kind: 'final', receipt };
   } catch (err) {
-    return { kind: 'unparseable', reason: String(err) };
+    return unparseable(String(err), head);
+  }
+}
+
+/** Only a head that reads as a receipt is kept for the log; anything else is not shown at all. */
+function unparseable(reason: string, head: string): DeliverSmParse {
+  const shown = /\b(?:id|stat):/i.test(head) ? head.trim().slice(0, 200) : undefined;
+  return shown ? { kind: 'unparseable', reason, receipt: shown } : { kind: 'unparseable', reason };
+}
+
+/** Reads a C-octet string at `at`; returns the offset after its NUL. */
+function skipCString(body: Buffer, at: number): number {
+  const end = body.indexOf(0, at);
+  if (end < 0) throw new Error('C-octet string without its NUL');
+  return end + 1;
+}
+
+/**
+ * The short_message and message_payload octets of a deliver_sm / data_sm body (the PDU after
+ * its command_length), read by the SMPP 3.4 layout (§4.6.1, §4.7.1). Undefined when the body
+ * does not have that shape.
+ */
+export function rawUserData(body: Buffer): RawUserData | undefined {
+  try {
+    const commandId = body.readUInt32BE(0);
+    let at = 12;
+    at = skipCString(body, at); // service_type
+    at += 2;
+    at = skipCString(body, at); // source_addr
+    at += 2;
+    at = skipCString(body, at); // destination_addr
+    const out: RawUserData = {};
+    if (commandId === 0x00000005) {
+      at += 3; // esm_class, protocol_id, priority_flag
+      at = skipCString(body, at); // schedule_delivery_time
+      at = skipCString(body, at); // validity_period
+      at += 4; // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id
+      const length = body.readUInt8(at);
+      at += 1;
+      if (at + length > body.length) return undefined;
+      out.shortMessage = body.subarray(at, at + length);
+      at += length;
+    } else if (commandId === 0x00000103) {
+      at += 3; // esm_class, registered_delivery, data_coding
+    } else {
+      return undefined;
+    }
+    while (at + 4 <= body.length) {
+      const tag = body.readUInt16BE(at);
+      const length = body.readUInt16BE(at + 2);
+      at += 4;
+      if (tag === 0x0424) out.messagePayload = body.subarray(at, Math.min(body.length, at + length));
+      at += length;
+    }
+    return out;
+  } catch {
+    return undefined;
   }
 }
 
@@ -611,6 +701,22 @@ export class SmppCarrier implements RemoteCarrier {
     }
     this.session = session;
     const current = () => gen === this.generation;
+    // The package decodes short_message by data_coding before we see it; a receipt is read
+    // from the octets as received (redactReceipt), so each PDU body read is kept until its
+    // event has run (the package emits it synchronously after the read).
+    let lastBody: Buffer | undefined;
+    const socketRead = session.socket.read.bind(session.socket);
+    session.socket.read = (size?: number) => {
+      const chunk: unknown = socketRead(size);
+      if (Buffer.isBuffer(chunk)) lastBody = chunk;
+      return chunk;
+    };
+    const rawOf = (pdu: Pdu): RawUserData | undefined => {
+      const body = lastBody;
+      lastBody = undefined;
+      if (!body || body.length < 12 || body.readUInt32BE(0) !== pdu.command_id || body.readUInt32BE(8) !== pdu.sequence_number) return undefined;
+      return rawUserData(body);
+    };
 
     // Connect and bind must finish within the PDU timeout.
     const bindTimer = setTimeout(() => {
@@ -661,8 +767,8 @@ export class SmppCarrier implements RemoteCarrier {
       clearTimeout(bindTimer);
       if (current()) this.disconnected(gen);
     });
-    session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
-    session.on('data_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
+    session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu, rawOf(pdu)));
+    session.on('data_sm', (pdu: Pdu) => void this.onDeliver(session, pdu, rawOf(pdu)));
     session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
     session.on('unbind', (pdu: Pdu) => {
       this.log.warn({ host, port }, 'SMPP unbind from the SMSC');
@@ -796,10 +902,10 @@ export class SmppCarrier implements RemoteCarrier {
 
   // -- receipts ----------------------------------------------------------------------------
 
-  private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
+  private async onDeliver(session: Session, pdu: Pdu, raw: RawUserData | undefined): Promise<void> {
     let status = ESME_ROK;
     try {
-      const parsed = parseDeliverSm(pdu as unknown as Record<string, unknown>);
+      const parsed = parseDeliverSm(pdu as unknown as Record<string, unknown>, raw);
       switch (parsed.kind) {
         case 'final':
           status = await this.handOver(parsed.receipt);
@@ -808,12 +914,14 @@ export class SmppCarrier implements RemoteCarrier {
           this.log.debug?.({ carrierMessageId: parsed.carrierMessageId, stat: parsed.stat }, 'SMPP interim receipt ignored');
           break;
         case 'not-a-receipt':
-          this.log.info({ command: pdu.command, source: String(pdu.source_addr ?? '') }, 'SMPP mobile-originated message ignored');
+          // Neither its sender's number nor its text is logged (personal data).
+          this.log.info({ command: pdu.command }, 'SMPP mobile-originated message ignored');
           break;
         case 'unparseable':
-          // The receipt's "text:" field quotes the message (one-time codes): never logged.
+          // Only the redacted head of something that reads as a receipt: never its "text:"
+          // field (it quotes the message, often a one-time code), never undecodable octets.
           this.log.warn(
-            { reason: parsed.reason, receipt: messageText(pdu.short_message)?.replace(/(^|\s)text:[\s\S]*$/i, '$1text:…').slice(0, 200) },
+            parsed.receipt === undefined ? { reason: parsed.reason } : { reason: parsed.reason, receipt: parsed.receipt },
             'SMPP receipt not understood; acknowledged and dropped',
           );
           break;
