@@ -8,9 +8,10 @@ import type { Config } from './config.js';
 import { createContext, type Context } from './context.js';
 import type { Database } from './infra/db/index.js';
 import authPlugin from './infra/auth.js';
-import httpCore, { clientErrorHandler, frameworkErrors } from './infra/http-core.js';
+import httpCore, { clientErrorHandler, frameworkErrors, requestLogSerializer } from './infra/http-core.js';
 import { Idempotency } from './infra/idempotency.js';
 import { stdoutLogDestination } from './infra/log-destination.js';
+import { errorLogSerializer } from './infra/log-errors.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
 import dashboardPlugin from './infra/dashboard.js';
@@ -58,6 +59,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Mail worker tuning (tests: a fast retry schedule). */
   mail?: MailTuning;
+  /** Where log lines go instead of standard output (tests that read the log). */
+  logStream?: { write(line: string): void };
   /** Import-sourced offers of discounted products (tests: a recording implementation). */
   importedOffers?: ImportedOffers;
   /** Called when SMS are queued (a cluster worker without the background jobs tells the one with them). */
@@ -73,7 +76,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const fastify = Fastify({
     logger: {
       level: config.logLevel,
-      stream: stdoutLogDestination(),
+      stream: opts.logStream ?? stdoutLogDestination(),
       // Credentials never reach the logs. A request is logged through the `req` serializer
       // below, which keeps no header at all; headers logged by themselves (`{ headers }`)
       // have their credentials censored. Not `req.headers.*`: pino would run redaction on
@@ -83,20 +86,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         paths: ['headers.authorization', 'headers["x-api-secret"]', 'headers.cookie'],
         censor: '[redacted]',
       },
-      // The path only: query strings carry signatures (the events API's auth_signature) and
-      // customers' data (card numbers, phone searches). No headers.
-      serializers: {
-        req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
-          method: req.method,
-          url: req.url.split('?')[0],
-          host: req.host,
-          remoteAddress: req.ip,
-          remotePort: req.socket?.remotePort,
-        }),
-      },
+      // A request is its route pattern, never its path or query string: paths hold QR session
+      // ids, game session keys and phone numbers; query strings hold signatures (the events
+      // API's auth_signature) and customers' data. Only allow-listed path parameters, no
+      // headers. An error is its type, message, code and stack, never the values it carried
+      // (a failed query's parameters). docs/operations.md "Logs".
+      serializers: { req: requestLogSerializer, err: errorLogSerializer },
     },
     genReqId: () => randomUUID(),
-    // One line per request, written by http-core when the response has gone (method, path,
+    // One line per request, written by http-core when the response has gone (method, route,
     // status, time): Fastify's own pair of lines doubled the logging cost of a cheap request.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,

@@ -195,6 +195,73 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppErro
 
 const isSmsPath = (url: string) => /^\/(lt|en)\/sms(\/|$|\?)/.test(url);
 
+/** The route of a request log line that matched no route: its path is whatever the caller
+ * typed (a session id, a phone number), so it is not written. */
+export const UNMATCHED_ROUTE = '(no route)';
+
+/**
+ * Path parameters a request log line may show, by name: the locale and ids of the caller's
+ * own records. An allow-list, so that any other parameter — a QR session id, a scan code, a
+ * game session key, a phone number, and whatever a new route adds — stays out by default.
+ * docs/operations.md "Logs".
+ */
+const LOGGED_PARAMS: ReadonlySet<string> = new Set(['locale', 'id', 'card_id', 'import_id', 'partner_id', 'messageId', 'attachmentId']);
+
+/** Per route pattern, its parameters that LOGGED_PARAMS allows: worked out once per route, not per request. */
+const loggedParamsByRoute = new Map<string, readonly string[]>();
+
+function loggedParamsOf(route: string): readonly string[] {
+  let names = loggedParamsByRoute.get(route);
+  if (names === undefined) {
+    names = [...route.matchAll(/:(\w+)/g)].map((m) => m[1]!).filter((name) => LOGGED_PARAMS.has(name));
+    loggedParamsByRoute.set(route, names);
+  }
+  return names;
+}
+
+export type RequestLogFields = {
+  method: string;
+  /** The route pattern (`/:locale/shop/auth/qr-login/poll/:session_id`), never the path. */
+  route: string;
+  params?: Record<string, unknown>;
+  host?: string;
+  remoteAddress?: string;
+  remotePort?: number;
+};
+
+/**
+ * What a log line says about a request: the route pattern, not the path, and no query string
+ * or header. `withParams` (the request line of a request that succeeded) adds the allowed path
+ * parameters — a locale that is one, an id that validated as a number; on a failure they are
+ * whatever the caller typed and stay out too.
+ */
+export function requestLogFields(req: FastifyRequest, withParams = false): RequestLogFields {
+  const route = req.routeOptions.url;
+  const fields: RequestLogFields = {
+    method: req.method,
+    route: route ?? UNMATCHED_ROUTE,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+  if (withParams && route !== undefined) {
+    const names = loggedParamsOf(route);
+    const params = req.params as Record<string, unknown> | undefined;
+    let kept: Record<string, unknown> | undefined;
+    for (const name of names) {
+      const value = params?.[name];
+      if (name === 'locale' ? isLocale(value) : typeof value === 'number') (kept ??= {})[name] = value;
+    }
+    if (kept) fields.params = kept;
+  }
+  return fields;
+}
+
+/** pino's `req` serializer: a Fastify request becomes its log fields; fields built already pass. */
+export function requestLogSerializer(req: FastifyRequest | RequestLogFields): RequestLogFields {
+  return 'raw' in req ? requestLogFields(req) : req;
+}
+
 function mapFrameworkError(err: FastifyError, req: FastifyRequest, bodyLimit: number): AppError | undefined {
   if (err.validation) {
     const context = (err as FastifyError & { validationContext?: string }).validationContext;
@@ -278,7 +345,8 @@ export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply:
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('RESOURCE_NOT_FOUND', { params: { resource: 'resource.resource' } })
       : new AppError('BAD_REQUEST', { message: 'error.bad_url' });
-  req.log.info({ code: error.code, status: err.definition.status }, 'request rejected');
+  // No request line follows (these never reach the route's hooks): this line is the request's.
+  req.log.info({ req: requestLogFields(req), code: error.code, status: err.definition.status }, 'request rejected');
   return sendError(req, reply, err);
 }
 
@@ -349,9 +417,10 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     done();
   });
 
-  // The request log: one line when the response has gone.
+  // The request log: one line when the response has gone. The route pattern, not the path
+  // (docs/operations.md "Logs").
   app.addHook('onResponse', (req, reply, done) => {
-    req.log.info({ req, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    req.log.info({ req: requestLogFields(req, reply.statusCode < 400), res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
 
@@ -370,7 +439,8 @@ async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
     if (isDatabaseUnavailable(error)) {
       // A failover or a dropped connection: nothing was wrong with the request, and the
       // client should retry (the pool reconnects on the next checkout).
-      req.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      // (The error through the `err` serializer: a failed query's message lists its values.)
+      req.log.warn({ err: error }, 'database unavailable');
       return reply.code(503).header('retry-after', '1').send(errorBody(req, ERRORS.UNAVAILABLE));
     }
     req.log.error({ err: error }, 'unhandled error');

@@ -11,7 +11,7 @@
 //   claim-reward: finished → claimed, once; points through the ledger (type game) or a
 //                 coupon (coupons.service.ts), in the same transaction
 import type { Db, Executor } from '../../infra/db/index.js';
-import { randomToken } from '../../shared/crypto.js';
+import { randomToken, sha256Hex } from '../../shared/crypto.js';
 import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
 import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, parseAmount } from '../../shared/money.js';
@@ -170,7 +170,8 @@ export class GameplayService {
     try {
       await this.deps.publish(event.channel, 'status_update', event.data as unknown as Record<string, unknown>);
     } catch (err) {
-      this.deps.log.warn({ err, channel: event.channel }, 'could not publish a game session event');
+      // The channel name holds the session key, which opens the session: a digest of it only.
+      this.deps.log.warn({ err, channel_digest: sha256Hex(event.channel).slice(0, 16) }, 'could not publish a game session event');
     }
   }
 
