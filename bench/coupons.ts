@@ -162,7 +162,7 @@ async function main() {
     const pairCpuMs = (cpuMs(serverPid) - cpu0) / pairs.count;
     if (failures > 0) throw new Error(`pairs: ${failures} failed, first: ${firstFailure[0]}`);
 
-    const tokens = new TokenService(JWT_SECRET, { access: 3600, customer: 3600 });
+    const tokens = new TokenService(JWT_SECRET, { access: 3600, customer: 3600, qrCustomer: 3600 });
     const customerTokens = await Promise.all(cards.map(async (c) => (await tokens.sign({ kind: 'customer', subject: c.customerId })).token));
     let claimed = 0;
     const claimOnce = async () => {

@@ -120,6 +120,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const { services } = context;
   await services.apiKeys.start();
+  await context.tokens.revocations?.start();
   let migrated = true;
   const system = new SystemService({
     database: context.database,

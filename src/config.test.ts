@@ -131,6 +131,7 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_API_PER_MINUTE', '0'],
     ['RATE_LIMIT_IP_PER_HOUR', 'lots'],
     ['ACCESS_TOKEN_TTL', '5'],
+    ['QR_CUSTOMER_TOKEN_TTL', '12h'],
     ['SHUTDOWN_TIMEOUT_MS', 'soon'],
     ['METRICS_ENABLED', '2'],
     ['LOYALTY_DEMO_SEED', 'sure'],

@@ -29,6 +29,8 @@ export interface Config {
   jwtSecret: string | undefined;
   accessTokenTtlSeconds: number;
   customerTokenTtlSeconds: number;
+  /** Customer tokens from a QR login at a partner's till (QR_CUSTOMER_TOKEN_TTL). */
+  qrCustomerTokenTtlSeconds: number;
   admin: { email: string; password: string } | undefined;
   demoSeed: boolean;
   appTestPhones: Record<string, string>;
@@ -429,6 +431,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     jwtSecret,
     accessTokenTtlSeconds: r.int('ACCESS_TOKEN_TTL', 12 * 3600, 60, 30 * 24 * 3600),
     customerTokenTtlSeconds: r.int('CUSTOMER_TOKEN_TTL', 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    qrCustomerTokenTtlSeconds: r.int('QR_CUSTOMER_TOKEN_TTL', 12 * 3600, 60, 365 * 24 * 3600),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
     demoSeed: r.bool('LOYALTY_DEMO_SEED', firstLook),
     appTestPhones: parseTestPhones(r, 'APP_TEST_PHONES', firstLook ? '+37060000000:123456' : ''),

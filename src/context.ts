@@ -9,7 +9,7 @@ import { IntervalJob } from './infra/interval-job.js';
 import { createRealtime, type Realtime } from './infra/realtime/realtime.js';
 import { connectRedis } from './infra/redis.js';
 import { loadOrCreateSetting } from './infra/settings.js';
-import { TokenService } from './infra/tokens.js';
+import { TokenRevocations, TokenService } from './infra/tokens.js';
 import { LocalFileStore } from './infra/files.js';
 import { MailService, type MailTuning } from './modules/mail/mail.service.js';
 import { WebhooksService, type WebhooksTuning } from './modules/webhooks/webhooks.service.js';
@@ -153,7 +153,11 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const redis = opts.redis && config.redisUrl ? await connectRedis(config.redisUrl, opts.log) : undefined;
     const jwtSecret = config.jwtSecret ?? (await loadOrCreateSetting(database.db, 'jwt_secret', () => randomToken(48)));
     warnAboutGeneratedSecrets(config, opts.log);
-    const tokens = new TokenService(jwtSecret, { access: config.accessTokenTtlSeconds, customer: config.customerTokenTtlSeconds });
+    const tokens = new TokenService(
+      jwtSecret,
+      { access: config.accessTokenTtlSeconds, customer: config.customerTokenTtlSeconds, qrCustomer: config.qrCustomerTokenTtlSeconds },
+      new TokenRevocations(database),
+    );
     const realtime = createRealtime(config.realtime, config.realtime.driver === 'builtin' ? await realtimeApp(database, config) : undefined, {
       // The Redis fan-out runs where sockets are served (the app), not in the CLI.
       redis: opts.redis ? redis : undefined,

@@ -4,14 +4,15 @@
 //   config: { auth: ['customer', 'api'] }         either, tried in that order
 //   config: { rateLimit: false }                  liveness, metrics, docs
 // Failures follow DESIGN.md §3: 1004 / 1001 for API credentials, the string codes for
-// bearer tokens, 403 INSUFFICIENT_PERMISSIONS for a valid token of the wrong kind.
+// bearer tokens, 403 INSUFFICIENT_PERMISSIONS for a valid token of the wrong kind. A signed-out
+// or superseded token (src/infra/tokens.ts) is refused like a forged one: 401 INVALID_CREDENTIALS.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config, RateLimitRule } from '../config.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { AppError } from '../shared/errors.js';
 import type { LimitClass, LimitDecision, RateLimiter } from './rate-limit.js';
-import type { TokenKind, TokenService } from './tokens.js';
+import type { IssuedToken, TokenKind, TokenService } from './tokens.js';
 
 export type AuthKind = 'api' | TokenKind;
 
@@ -26,16 +27,20 @@ export interface ApiPrincipal {
 export interface PartnerPrincipal {
   kind: 'partner';
   partnerId: number;
+  /** The bearer token presented (what sign-out revokes). */
+  token: IssuedToken;
 }
 export interface AdminPrincipal {
   kind: 'admin';
   adminId: number;
+  token: IssuedToken;
 }
 export interface CustomerPrincipal {
   kind: 'customer';
   customerId: number;
   /** Set when the token came from a partner's QR login: only that partner's data is visible. */
   partnerId?: number;
+  token: IssuedToken;
 }
 export type Principal = ApiPrincipal | PartnerPrincipal | AdminPrincipal | CustomerPrincipal;
 
@@ -138,7 +143,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
       const name = result.reason === 'expired' ? 'EXPIRED_TOKEN' : result.reason === 'malformed' ? 'INVALID_TOKEN_FORMAT' : 'INVALID_TOKEN';
       return rejectAuth(req, reply, new AppError(name));
     }
-    const { claims } = result;
+    const { claims, token } = result;
     if (!kinds.includes(claims.kind)) {
       // A valid token of the wrong kind still spends its own per-token budget (same key as below).
       if (req.routeOptions.config.rateLimit !== false) {
@@ -150,14 +155,15 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
     if (!check || !(await check(claims.subject))) return rejectAuth(req, reply, new AppError('INVALID_TOKEN'));
     switch (claims.kind) {
       case 'admin':
-        return { kind: 'admin', adminId: claims.subject };
+        return { kind: 'admin', adminId: claims.subject, token };
       case 'partner':
-        return { kind: 'partner', partnerId: claims.subject };
+        return { kind: 'partner', partnerId: claims.subject, token };
       case 'customer':
         return {
           kind: 'customer',
           customerId: claims.subject,
           ...(claims.partnerId !== undefined ? { partnerId: claims.partnerId } : {}),
+          token,
         };
     }
   }

@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import { sha256Hex } from '../shared/crypto.js';
 import { AppError } from '../shared/errors.js';
+import type { Principal } from './auth.js';
 import type { Db, Executor, Tx } from './db/index.js';
 import { idempotencyKeys } from './db/infra.tables.js';
 
@@ -35,6 +36,30 @@ function canonicalJson(value: unknown): string {
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The caller a stored response belongs to. Routes name the account (`customer:7`); a customer
+ * token from one partner's QR login is a caller of its own (DESIGN.md §3: the key is scoped to
+ * the caller), so its keys never meet those of the app or of another partner's till — else a
+ * replay would hand it a response its own scope check would have refused. Any principal the
+ * route's scope does not already name is added, so no route can share keys by mistake.
+ */
+export function callerScope(scope: string, principal: Principal | undefined): string {
+  let caller: string | undefined;
+  switch (principal?.kind) {
+    case 'api':
+    case 'partner':
+      caller = `partner:${principal.partnerId}`;
+      break;
+    case 'admin':
+      caller = `admin:${principal.adminId}`;
+      break;
+    case 'customer':
+      caller = principal.partnerId === undefined ? `customer:${principal.customerId}` : `customer:${principal.customerId}@partner:${principal.partnerId}`;
+      break;
+  }
+  return caller === undefined || caller === scope ? scope : `${scope}|${caller}`;
 }
 
 export class Idempotency {
@@ -61,7 +86,8 @@ export class Idempotency {
 
   /**
    * Run `effect` in one transaction, honouring the request's Idempotency-Key if it has one.
-   * `scope` is the caller (e.g. `partner:12`); keys of different callers never meet.
+   * `scope` is the caller (e.g. `partner:12`), narrowed to the request's principal
+   * (callerScope); keys of different callers never meet.
    */
   async run<B extends { request_id: string }>(
     req: FastifyRequest,
@@ -81,6 +107,7 @@ export class Idempotency {
         items: [{ field: 'Idempotency-Key', code: 'INVALID_FORMAT', key: 'error.idempotency_key_invalid' }],
       });
     }
+    scope = callerScope(scope, req.principal);
     const requestHash = this.fingerprint(req);
     const slot = `${scope}\u0000${header}`;
     if (this.inFlight.has(slot)) throw this.inProgress();

@@ -18,6 +18,16 @@ const core = {
   'ok.accepted': { en: 'Accepted', lt: 'Priimta' },
   'auth.credentials_valid': { en: 'API credentials are valid', lt: 'API prisijungimo duomenys galioja' },
   'auth.logged_in': { en: 'Logged in', lt: 'Prisijungta' },
+  'auth.logged_out': { en: 'Signed out; this token no longer works', lt: 'Atsijungta; šis prieigos raktas nebegalioja' },
+  'auth.password_changed': {
+    en: 'Password changed; tokens issued before the change no longer work',
+    lt: 'Slaptažodis pakeistas; prieš pakeitimą išduoti prieigos raktai nebegalioja',
+  },
+  'error.current_password_wrong': { en: 'The current password is wrong', lt: 'Dabartinis slaptažodis neteisingas' },
+  'error.profile_scoped_token': {
+    en: "A token from a partner's QR login cannot change the customer's profile; use the app",
+    lt: 'Prisijungus per partnerio QR kodą kliento profilio keisti negalima; naudokite programėlę',
+  },
   'health.ok': { en: 'Service is healthy', lt: 'Paslauga veikia' },
   'health.degraded': { en: 'Service is degraded', lt: 'Paslauga veikia su sutrikimais' },
   'api_keys.created': {

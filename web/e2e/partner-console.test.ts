@@ -170,7 +170,7 @@ describe('partner console', () => {
     await signIn(page, `${t.url}/dashboard/shops`, partner.email, partner.password, 'Shops');
     // A token the server no longer accepts, though the page thinks it valid (clock skew, a
     // shortened lifetime): the first call's 401 ends the session.
-    const expired = await new TokenService(t.config.jwtSecret!, { access: -60, customer: 0 }).sign({ kind: 'partner', subject: partner.id });
+    const expired = await new TokenService(t.config.jwtSecret!, { access: -60, customer: 0, qrCustomer: 0 }).sign({ kind: 'partner', subject: partner.id });
     await page.evaluate((token) => {
       const key = 'loyalty.partner.session';
       const s = JSON.parse(localStorage.getItem(key)!);

@@ -17,6 +17,10 @@ export const adminRepository = {
     const [row] = await db.select().from(admins).where(eq(admins.id, id));
     return row;
   },
+  async setPasswordHash(db: Executor, id: number, passwordHash: string): Promise<AdminRow | undefined> {
+    const [row] = await db.update(admins).set({ passwordHash }).where(eq(admins.id, id)).returning();
+    return row;
+  },
   async count(db: Executor): Promise<number> {
     const [row] = await db.select({ n: count() }).from(admins);
     return row?.n ?? 0;

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
-import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
+import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
-import { CreatePartnerBody, LoginBody, Partner } from '../partners/partners.schemas.js';
+import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { ChangePasswordBody, CreatePartnerBody, LoginBody, Partner, SetPasswordBody } from '../partners/partners.schemas.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import type { AdminService } from './admin.service.js';
 
@@ -32,6 +32,68 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req) => envelopeOf(req, unwrap(await admin.login(req.body.email, req.body.password)), 'auth.logged_in'),
+  );
+
+  app.post(
+    '/:locale/admin/auth/logout',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Administrator sign-out',
+        description: 'Revokes the admin token presented: every later request with it is 401 INVALID_CREDENTIALS, on every node.',
+        params: LocaleParams,
+        response: { 200: EmptyEnvelope, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => {
+      await admin.signOut(principalOf(req, 'admin').token);
+      return envelopeNoData(req, 'auth.logged_out');
+    },
+  );
+
+  app.post(
+    '/:locale/admin/auth/password',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: "Change the administrator's own password",
+        description:
+          'Every token of this admin issued before the change is revoked, the one used here too; the response carries a fresh token. A wrong current_password is 422 with a field error.',
+        params: LocaleParams,
+        body: ChangePasswordBody,
+        response: {
+          200: Envelope(Type.Object({ token: Type.String(), expires_at: DateTime, admin: Admin })),
+          ...errorResponses(400, 401, 403, 422, 429),
+        },
+      },
+    },
+    async (req) => {
+      const { adminId } = principalOf(req, 'admin');
+      const changed = await admin.changePassword(adminId, req.body.current_password, req.body.new_password);
+      return envelopeOf(req, unwrap(changed), 'auth.password_changed');
+    },
+  );
+
+  app.put(
+    '/:locale/admin/partners/:id/password',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        tags: ['admin'],
+        summary: "Reset a partner's password",
+        description: "Sets the partner's password and revokes every partner token issued before it (API keys are not affected).",
+        params: LocaleIdParams,
+        body: SetPasswordBody,
+        response: { 200: Envelope(Partner), ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) => {
+      const partner = await partners.setPassword(req.params.id, req.body.password);
+      if (!partner) throw notFound('resource.partner');
+      return envelopeOf(req, partner, 'auth.password_changed');
+    },
   );
 
   app.post(

@@ -1,9 +1,9 @@
 import type { Db, Executor } from '../../infra/db/index.js';
-import type { TokenService } from '../../infra/tokens.js';
+import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
-import { normaliseEmail } from '../partners/partners.service.js';
+import { normaliseEmail, wrongCurrentPassword } from '../partners/partners.service.js';
 import { adminRepository as repo, type AdminRow } from './admin.repository.js';
 
 export interface AdminView {
@@ -54,5 +54,35 @@ export class AdminService {
 
   count(): Promise<number> {
     return repo.count(this.db);
+  }
+
+  /** Sign-out: the token presented is refused from now on, on every node. */
+  signOut(token: IssuedToken): Promise<void> {
+    return this.tokens.revoke(token);
+  }
+
+  /**
+   * The admin's own password change: every token of this admin issued before it is refused
+   * (the one used too) and a fresh token is returned (see PartnersService.changePassword).
+   */
+  async changePassword(
+    id: number,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<Result<{ token: string; expires_at: string; admin: AdminView }>> {
+    const row = await repo.findById(this.db, id);
+    if (!row || !(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
+    const passwordHash = await hashPassword(newPassword);
+    let revocation: { apply(): void } | undefined;
+    const updated = await this.db.transaction(async (tx) => {
+      const admin = await repo.setPasswordHash(tx, id, passwordHash);
+      if (admin) revocation = await this.tokens.revokeIssuedBefore(tx, 'admin', id);
+      return admin;
+    });
+    revocation?.apply();
+    // Removed meanwhile: its token is no longer good either.
+    if (!updated) return fail('INVALID_TOKEN');
+    const { token, expiresAt } = await this.tokens.sign({ kind: 'admin', subject: id });
+    return ok({ token, expires_at: iso(expiresAt), admin: adminView(updated) });
   }
 }

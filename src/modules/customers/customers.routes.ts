@@ -3,9 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
-import { envelopeOf } from '../../shared/envelope.js';
-import { notFound, unwrap } from '../../shared/errors.js';
-import { DateTime, Envelope, errorResponses, LocaleParams, Name } from '../../shared/schemas.js';
+import { envelopeNoData, envelopeOf } from '../../shared/envelope.js';
+import { AppError, notFound, unwrap } from '../../shared/errors.js';
+import { DateTime, EmptyEnvelope, Envelope, errorResponses, LocaleParams, Name } from '../../shared/schemas.js';
 import type { CustomersService } from './customers.service.js';
 import type { OtpService } from './otp.service.js';
 import { Customer } from './customers.schemas.js';
@@ -61,6 +61,25 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersSe
     async (req) => envelopeOf(req, unwrap(await otp.verify(req.body.phone, req.body.code)), 'auth.logged_in'),
   );
 
+  app.post(
+    '/:locale/app/auth/logout',
+    {
+      config: { auth: 'customer' },
+      schema: {
+        tags: ['app'],
+        summary: 'Sign out',
+        description:
+          'Revokes the customer token presented (from the app or a QR login): every later request with it is 401 INVALID_CREDENTIALS, on every node. Other tokens of the customer keep working.',
+        params: LocaleParams,
+        response: { 200: EmptyEnvelope, ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => {
+      await otp.signOut(principalOf(req, 'customer').token);
+      return envelopeNoData(req, 'auth.logged_out');
+    },
+  );
+
   app.get(
     '/:locale/shop/auth/me',
     {
@@ -86,14 +105,19 @@ export const customersRoutes: FastifyPluginAsyncTypebox<{ customers: CustomersSe
       schema: {
         tags: ['shop'],
         summary: "Update the customer's profile",
-        description: 'Every field optional; null clears it. The phone number is the account and cannot be changed here.',
+        description:
+          "Every field optional; null clears it. The phone number is the account and cannot be changed here. Only with the app's own token: a token from a partner's QR login is 403 INSUFFICIENT_PERMISSIONS.",
         params: LocaleParams,
         body: ProfileBody,
         response: { 200: Envelope(Customer), ...errorResponses(400, 401, 403, 422, 429) },
       },
     },
     async (req) => {
-      const customer = unwrap(await customers.updateProfile(principalOf(req, 'customer').customerId, req.body));
+      const c = principalOf(req, 'customer');
+      // The profile is the customer's own, seen by every partner: a token held by one
+      // partner's till (QR login) may read it but not rewrite it.
+      if (c.partnerId !== undefined) throw new AppError('INSUFFICIENT_PERMISSIONS', { message: 'error.profile_scoped_token' });
+      const customer = unwrap(await customers.updateProfile(c.customerId, req.body));
       if (!customer) throw notFound('resource.customer');
       return envelopeOf(req, customer, 'customers.profile_updated');
     },

@@ -9,7 +9,7 @@
 //   well-known auth services; every other rule applies to them too.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../infra/db/index.js';
-import type { TokenService } from '../../infra/tokens.js';
+import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { t, type Locale } from '../../shared/i18n.js';
 import { normalisePhone } from '../../shared/phone.js';
@@ -53,6 +53,11 @@ export class OtpService {
       testPhones: Record<string, string>;
     },
   ) {}
+
+  /** Sign-out of the app (or of a till holding a QR-login token): that token is refused from now on. */
+  signOut(token: IssuedToken): Promise<void> {
+    return this.deps.tokens.revoke(token);
+  }
 
   private digest(phone: string, code: string): Buffer {
     return createHmac('sha256', this.deps.hashKey).update(`${phone}:${code}`).digest();

@@ -1,4 +1,4 @@
-import { count, desc, eq } from 'drizzle-orm';
+import { count, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { partners } from './partners.tables.js';
 
@@ -15,6 +15,10 @@ export const partnersRepository = {
   },
   async findByEmail(db: Executor, email: string): Promise<PartnerRow | undefined> {
     const [row] = await db.select().from(partners).where(eq(partners.email, email));
+    return row;
+  },
+  async setPasswordHash(db: Executor, id: number, passwordHash: string): Promise<PartnerRow | undefined> {
+    const [row] = await db.update(partners).set({ passwordHash, updatedAt: sql`now()` }).where(eq(partners.id, id)).returning();
     return row;
   },
   async count(db: Executor): Promise<number> {

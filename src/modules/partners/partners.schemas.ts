@@ -32,3 +32,10 @@ export const PartnerLoginData = Type.Object({
   expires_at: DateTime,
   partner: Partner,
 });
+
+export const ChangePasswordBody = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 200 }),
+  new_password: Password,
+});
+
+export const SetPasswordBody = Type.Object({ password: Password });

@@ -1,8 +1,8 @@
 import type { Db, Executor } from '../../infra/db/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
-import type { TokenService } from '../../infra/tokens.js';
+import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
-import { fail, notFound, ok, type Result } from '../../shared/errors.js';
+import { fail, missing, notFound, ok, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { partnersRepository as repo, type PartnerRow } from './partners.repository.js';
@@ -28,6 +28,10 @@ export function partnerView(row: PartnerRow): PartnerView {
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** A password change with the wrong current password: a field error, not a 401 (the session is fine). */
+export const wrongCurrentPassword = <T>(): Result<T> =>
+  fail('VALIDATION', { fields: { current_password: [{ key: 'error.current_password_wrong' }] } });
 
 export class PartnersService {
   constructor(
@@ -72,6 +76,45 @@ export class PartnersService {
 
   count(tx: Executor = this.db): Promise<number> {
     return repo.count(tx);
+  }
+
+  /** Sign-out: the token presented is refused from now on, on every node. */
+  signOut(token: IssuedToken): Promise<void> {
+    return this.tokens.revoke(token);
+  }
+
+  /**
+   * The partner's own password change. Every token issued before it is refused from now on —
+   * the one used for the change too — and a fresh token is returned, so the caller stays
+   * signed in while any copy of an older token (another browser, a leak) stops working.
+   */
+  async changePassword(
+    id: number,
+    currentPassword: string,
+    newPassword: string,
+  ): Promise<Result<{ token: string; expires_at: string; partner: PartnerView }>> {
+    const row = await repo.findById(this.db, id);
+    if (!row || !(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
+    const updated = await this.setPassword(id, newPassword);
+    if (!updated) return missing('resource.partner');
+    const { token, expiresAt } = await this.tokens.sign({ kind: 'partner', subject: id });
+    return ok({ token, expires_at: iso(expiresAt), partner: updated });
+  }
+
+  /**
+   * Sets a new password (the partner's own change, or an admin's reset) and refuses every
+   * token of the partner issued before it. Undefined when there is no such partner.
+   */
+  async setPassword(id: number, password: string): Promise<PartnerView | undefined> {
+    const passwordHash = await hashPassword(password);
+    let revocation: { apply(): void } | undefined;
+    const row = await this.db.transaction(async (tx) => {
+      const updated = await repo.setPasswordHash(tx, id, passwordHash);
+      if (updated) revocation = await this.tokens.revokeIssuedBefore(tx, 'partner', id);
+      return updated;
+    });
+    revocation?.apply();
+    return row && partnerView(row);
   }
 
   async list(page: PageWindow): Promise<{ items: PartnerView[]; total: number }> {
