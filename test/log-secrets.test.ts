@@ -1,14 +1,16 @@
 // Nothing that opens a channel or names a person reaches the log (DESIGN.md §16, issue 20):
 // the application logs at info to a stream this test reads while a till and an app go
-// through a QR login (with the till on the session's channel), a QR card share, a game play,
-// SMS consent and a few failed requests carrying such values in their paths and query
-// strings. Afterwards no session id, scan code, session key, phone number (as typed or
-// E.164) or customer token appears anywhere in the log, while the request lines name each
+// through an app sign-in by SMS code, a QR login (with the till on the session's channel), a
+// QR card share, a game play, SMS consent and a few failed requests carrying such values in
+// their paths and query strings. Afterwards no session id, scan code, session key, OTP code,
+// phone number (as typed or E.164) or customer token appears anywhere in the log, while the
+// request lines name each
 // route pattern — so the test cannot pass by logging nothing.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { smsMessages } from '../src/modules/sms/sms.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createAdmin, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
@@ -35,13 +37,17 @@ describe('secrets and personal data never reach the log', () => {
     assert.ok(value.length >= 8, `${what} is long enough to grep for: ${value}`);
     secrets.set(value, what);
   };
+  /** Six-digit codes, looked for where a value can be (not in times, durations or ports). */
+  const codes = new Map<string, string>();
   const codeOf = (qrContent: string) => qrContent.slice(qrContent.lastIndexOf('/') + 1);
   // Lithuanian mobile numbers nobody else uses in this run; their last 8 digits are in every
   // form of the number (E.164, 370…, 86…, with spaces only between other digits).
   const newPhone = () => `+3706${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
 
   before(async () => {
-    t = await startTestApp({ LOG_LEVEL: 'info', SMS_SIMULATOR_DELAY_MS: '0' }, undefined, {
+    // No background workers: the code stays readable in the queued SMS (dispatch masks it).
+    t = await startTestApp({ LOG_LEVEL: 'info' }, undefined, {
+      workers: false,
       logStream: { write: (line: string) => void written.push(line) },
     });
     const admin = await createAdmin(t);
@@ -62,6 +68,31 @@ describe('secrets and personal data never reach the log', () => {
     assert.ok(found.length >= atLeast, `a request line for ${route}:\n${written.join('')}`);
     return found;
   }
+
+  it('app sign-in: a code by SMS to the number as typed, verified for a token', async () => {
+    const phone = newPhone();
+    keep('signing-in phone (E.164)', phone);
+    keep('signing-in phone (as typed)', phone.slice(1));
+    keep('signing-in phone (digits)', phone.slice(-8));
+    const asked = await request(t.url, 'POST', '/en/app/auth/otp/request', { json: { phone: phone.slice(1) } });
+    assert.equal(asked.status, 200, asked.text);
+    const [sms] = await t.app.context.database.db
+      .select()
+      .from(smsMessages)
+      .where(and(eq(smsMessages.destination, phone), isNull(smsMessages.partnerId)))
+      .orderBy(desc(smsMessages.createdAt));
+    const code = /\b(\d{6})\b/.exec(sms!.body)?.[1];
+    assert.ok(code, JSON.stringify(sms));
+    codes.set(code, 'OTP code');
+    const wrong = code === '000000' ? '111111' : '000000';
+    codes.set(wrong, 'wrong OTP code');
+    assert.equal((await request(t.url, 'POST', '/en/app/auth/otp/verify', { json: { phone, code: wrong } })).status, 401);
+    const verified = await request(t.url, 'POST', '/en/app/auth/otp/verify', { json: { phone, code } });
+    assert.equal(verified.status, 200, verified.text);
+    keep('app token from OTP', verified.body.data.token);
+    await requestLines('/:locale/app/auth/otp/request');
+    await requestLines('/:locale/app/auth/otp/verify', 2);
+  });
 
   it('QR login: generate, the channel, scan, confirm, poll', async () => {
     const shop = await createShop(t, p.id, 'Kavinė');
@@ -230,5 +261,11 @@ describe('secrets and personal data never reach the log', () => {
     assert.ok(secrets.size >= 20, `${secrets.size} values collected`);
     const leaked = [...secrets].filter(([value]) => log.includes(value)).map(([value, what]) => `${what}: ${value}`);
     assert.deepEqual(leaked, [], `in the log:\n${log}`);
+    // Short codes: in anything but the numbers every line has (time, pid, port, duration).
+    const values = lines()
+      .map((l) => JSON.stringify({ ...l, time: 0, pid: 0, responseTime: 0, req: l.req && { ...l.req, remotePort: 0 } }))
+      .join('\n');
+    const leakedCodes = [...codes].filter(([value]) => values.includes(value)).map(([value, what]) => `${what}: ${value}`);
+    assert.deepEqual(leakedCodes, [], `in the log:\n${values}`);
   });
 });
