@@ -9,13 +9,14 @@ import { createContext, type Context } from './context.js';
 import type { Database } from './infra/db/index.js';
 import authPlugin from './infra/auth.js';
 import httpCore, { clientErrorHandler, frameworkErrors, requestLogSerializer } from './infra/http-core.js';
+import { proxyTrust } from './infra/client-address.js';
 import { Idempotency } from './infra/idempotency.js';
 import { stdoutLogDestination } from './infra/log-destination.js';
 import { errorLogSerializer } from './infra/log-errors.js';
 import metricsPlugin from './infra/metrics.js';
 import openapiPlugin from './infra/openapi.js';
 import dashboardPlugin from './infra/dashboard.js';
-import { RateLimiter } from './infra/rate-limit.js';
+import { RateLimiter, SignInLock } from './infra/rate-limit.js';
 import realtimePlugin from './infra/realtime/index.js';
 import { loadOrCreateSetting } from './infra/settings.js';
 import { randomToken } from './shared/crypto.js';
@@ -98,7 +99,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // status, time): Fastify's own pair of lines doubled the logging cost of a cheap request.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    // The same trust function the WebSocket upgrades use (infra/client-address.ts), so both
+    // see the same client address; undefined = no proxy (Fastify's default).
+    trustProxy: proxyTrust(config.trustProxy) || undefined,
     // The schemas bound the input; keep parameters from becoming a resource sink.
     routerOptions: { maxParamLength: 200 },
     // An undecodable path or an over-long parameter gets the error envelope too.
@@ -133,6 +136,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await loadOrCreateSetting(context.database.db, 'idempotency_fingerprint_key', () => randomToken(32)),
   );
   const rateLimiter = new RateLimiter({ redis: context.redis, prefix: config.redisKeyPrefix });
+  const signInLock = new SignInLock({
+    redis: context.redis,
+    prefix: config.redisKeyPrefix,
+    ...config.rateLimit.signInLock,
+    disabled: config.rateLimit.disabled,
+  });
 
   await fastify.register(httpCore, { bodyLimit: config.bodyLimit });
   await fastify.register(authPlugin, {
@@ -146,14 +155,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     rateLimiter,
     rateLimit: config.rateLimit,
   });
-  if (config.metricsEnabled) await fastify.register(metricsPlugin, { poolStats: () => context.database.poolStats() });
+  if (config.metricsEnabled) {
+    await fastify.register(metricsPlugin, { poolStats: () => context.database.poolStats(), token: config.metricsToken });
+  }
   await fastify.register(openapiPlugin, { version: config.version });
   await fastify.register(dashboardPlugin);
 
   await fastify.register(realtimePlugin, { realtime: context.realtime, config });
 
   await fastify.register(systemRoutes, { system });
-  await fastify.register(adminRoutes, { admin: services.admin, partners: services.partners, idempotency });
+  await fastify.register(adminRoutes, { admin: services.admin, partners: services.partners, idempotency, signInLock });
   await fastify.register(adminPartnersRoutes, { stats: services.adminStats, partners: services.partners, mail: services.mail, idempotency });
   await fastify.register(commissionRoutes, { commission: services.commission, partners: services.partners });
   await fastify.register(partnerMessagesRoutes, {
@@ -161,7 +172,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     partners: services.partners,
     limits: { maxBytes: config.files.maxBytes, maxFiles: config.files.maxFiles },
   });
-  await fastify.register(partnersRoutes, { partners: services.partners });
+  await fastify.register(partnersRoutes, { partners: services.partners, signInLock });
   await fastify.register(apiKeysRoutes, { apiKeys: services.apiKeys });
   await fastify.register(shopsRoutes, { shops: services.shops, cards: services.loyaltyCards, idempotency });
   await fastify.register(partnerCardsRoutes, { cards: services.partnerCards, idempotency, bodyLimit: config.bodyLimit });

@@ -55,7 +55,7 @@ describe('loadConfig', () => {
       DATABASE_POOL_MAX: '25',
       REDIS_URL: 'rediss://cache:6380',
       LOG_LEVEL: 'warn',
-      TRUST_PROXY: 'yes',
+      TRUST_PROXY: '2',
       BODY_LIMIT: '2048',
       JWT_SECRET: 'x'.repeat(32),
       LOYALTY_ADMIN_EMAIL: 'ops@example.com',
@@ -74,7 +74,7 @@ describe('loadConfig', () => {
     assert.equal(c.databasePoolMax, 25);
     assert.equal(c.redisUrl, 'rediss://cache:6380');
     assert.equal(c.logLevel, 'warn');
-    assert.equal(c.trustProxy, true);
+    assert.equal(c.trustProxy, 2);
     assert.equal(c.bodyLimit, 2048);
     assert.equal(c.jwtSecret, 'x'.repeat(32));
     assert.deepEqual(c.admin, { email: 'ops@example.com', password: 'long-enough-pw' });
@@ -125,6 +125,14 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_MAX', '0'],
     ['LOG_LEVEL', 'loud'],
     ['TRUST_PROXY', 'maybe'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '33'],
+    ['TRUST_PROXY', '10.0.0.1,'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['SIGNIN_LOCK_ATTEMPTS', '0'],
+    ['SIGNIN_LOCK_MINUTES', 'quarter'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'sixteen chars with spaces'],
     ['BODY_LIMIT', '10'],
     ['JWT_SECRET', 'too-short'],
     ['RATE_LIMIT_DISABLED', 'sometimes'],
@@ -404,5 +412,55 @@ describe('loadConfig: SMPP carrier', () => {
       assert.ok(problems[0]!.startsWith(name), problems[0]);
     }
     assert.doesNotMatch(problemsOf({ REALTIME_APP_KEY: 'abcdef0123456789', REALTIME_APP_SECRET: 'short' }).join('\n'), /short/);
+  });
+});
+
+describe('loadConfig: TRUST_PROXY, sign-in lock, METRICS_TOKEN', () => {
+  it('trusts no proxy by default, locks an e-mail after 10 wrong passwords for 15 minutes, leaves /metrics open', () => {
+    const c = loadConfig({});
+    assert.equal(c.trustProxy, false);
+    assert.deepEqual(c.rateLimit.signInLock, { attempts: 10, minutes: 15 });
+    assert.equal(c.metricsToken, undefined);
+  });
+
+  it('reads TRUST_PROXY as no proxy, a hop count or a list of proxy addresses', () => {
+    for (const off of ['false', 'FALSE', '0', 'off', '']) assert.equal(loadConfig({ TRUST_PROXY: off }).trustProxy, false, off);
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: '3' }).trustProxy, 3);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8 ,::1' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.168.1.10',
+      'fd00::/8',
+      '::1',
+    ]);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback,linklocal,uniquelocal' }).trustProxy, ['loopback', 'linklocal', 'uniquelocal']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '172.16.0.0/255.240.0.0' }).trustProxy, ['172.16.0.0/255.240.0.0']);
+  });
+
+  it('refuses TRUST_PROXY=true in any case, saying why and what to give instead', () => {
+    for (const value of ['true', 'TRUE', 'True', 'yes', 'on']) {
+      const problems = problemsOf({ TRUST_PROXY: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.match(problems[0]!, /^TRUST_PROXY=\w+ is refused: .*client choose its own address.*X-Forwarded-For.*number of proxy hops.*addresses\/CIDRs/);
+    }
+  });
+
+  for (const value of ['proxy.example.com', '10.0.0.1,,10.0.0.2', '10.0.0.256', '10.0.0.0/8/8', '::1/129', '10.0.0.0/255.0.255.0', 'fd00::/ffff::', '-1', '1.5']) {
+    it(`refuses the proxy list ${JSON.stringify(value)}, naming the bad entry`, () => {
+      const problems = problemsOf({ TRUST_PROXY: value });
+      assert.equal(problems.length, 1, problems.join('; '));
+      assert.match(problems[0]!, /^TRUST_PROXY must be a hop count or a comma-separated list of proxy addresses/);
+      assert.match(problems[0]!, /\(bad entry "[^"]*"\)$/);
+    });
+  }
+
+  it('reads SIGNIN_LOCK_ATTEMPTS, SIGNIN_LOCK_MINUTES and METRICS_TOKEN', () => {
+    const c = loadConfig({ SIGNIN_LOCK_ATTEMPTS: '5', SIGNIN_LOCK_MINUTES: '60', METRICS_TOKEN: 'm'.repeat(16) });
+    assert.deepEqual(c.rateLimit.signInLock, { attempts: 5, minutes: 60 });
+    assert.equal(c.metricsToken, 'm'.repeat(16));
+  });
+
+  it('does not echo a bad METRICS_TOKEN', () => {
+    assert.doesNotMatch(problemsOf({ METRICS_TOKEN: 'hunter2' }).join('\n'), /hunter2/);
   });
 });

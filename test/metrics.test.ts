@@ -2,9 +2,11 @@
 // database pool on PostgreSQL — with bounded labels and no secrets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { startTestApp, testEnv, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
-import { apiHeaders, bearer, request } from './helpers/http.js';
+import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
 
 /** The value of one series, e.g. `http_requests_total{route="…",method="POST",status="200"}`. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -101,5 +103,71 @@ describe('metrics', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  const TOKEN = 'metrics-token-0123456789abcdef';
+  let t: TestApp;
+
+  before(async () => {
+    t = await startTestApp({ METRICS_TOKEN: TOKEN });
+  });
+  after(() => t.close());
+
+  /** 401 in the error envelope, with the challenge Prometheus and curl understand. */
+  function assertRefused(res: Response, code: string) {
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.body.success, false);
+    assert.equal(res.body.code, code);
+    assert.equal(typeof res.body.message, 'string');
+    assert.equal(res.headers.get('x-request-id'), res.body.request_id);
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+    assert.doesNotMatch(res.text, /http_requests_total|process_cpu/);
+  }
+
+  it('refuses /metrics without a token', async () => {
+    assertRefused(await request(t.url, 'GET', '/metrics'), 'MISSING_AUTHENTICATION');
+    const head = await request(t.url, 'HEAD', '/metrics');
+    assert.equal(head.status, 401);
+  });
+
+  it('refuses a wrong token, a near miss and another scheme', async () => {
+    for (const wrong of ['x'.repeat(TOKEN.length), TOKEN.slice(0, -1), `${TOKEN}0`, TOKEN.toUpperCase()]) {
+      assertRefused(await request(t.url, 'GET', '/metrics', { headers: bearer(wrong) }), 'INVALID_CREDENTIALS');
+    }
+    const basic = await request(t.url, 'GET', '/metrics', { headers: { authorization: `Basic ${Buffer.from(`u:${TOKEN}`).toString('base64')}` } });
+    assertRefused(basic, 'INVALID_TOKEN_FORMAT');
+  });
+
+  it('serves /metrics with the right token (any case of "Bearer")', async () => {
+    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`]) {
+      const res = await request(t.url, 'GET', '/metrics', { headers: { authorization } });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.match(res.text, /^http_requests_total\{/m);
+      assert.ok(!res.text.includes(TOKEN));
+    }
+  });
+
+  it('guards only /metrics: the probes stay open', async () => {
+    assert.equal((await request(t.url, 'GET', '/healthz')).status, 200);
+    assert.equal((await request(t.url, 'GET', '/metrics/')).status, 404);
+  });
+
+  it('production start warns that /metrics is public when METRICS_TOKEN is unset, and only then', async () => {
+    const warnings = async (env: Record<string, string>) => {
+      const lines: Array<{ obj: object; msg: string | undefined }> = [];
+      const log = { info: () => undefined, error: () => undefined, warn: (obj: object, msg?: string) => lines.push({ obj, msg }) };
+      const context = await createContext(loadConfig(testEnv({ NODE_ENV: 'production', ...env })), { database: t.db.database, log });
+      await context.close();
+      return lines.filter((l) => l.msg?.includes('METRICS_TOKEN'));
+    };
+    const unset = await warnings({});
+    assert.equal(unset.length, 1);
+    assert.match(unset[0]!.msg!, /METRICS_TOKEN is not set: \/metrics is public/);
+    assert.deepEqual(await warnings({ METRICS_TOKEN: TOKEN }), []);
+    assert.deepEqual(await warnings({ METRICS_ENABLED: 'false' }), []);
+    assert.deepEqual(await warnings({ NODE_ENV: 'test' }), []);
   });
 });

@@ -13,9 +13,9 @@
 // on that the node is reachable only through those proxies (docs/operations.md).
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
+import type { TrustProxySetting } from '../config.js';
 
-/** The parsed TRUST_PROXY setting: no proxy, a hop count, or the proxies' addresses/CIDRs. */
-export type TrustProxySetting = false | number | string[];
+export type { TrustProxySetting };
 
 /** Whether the address `addr`, `hop` steps from this node (0 = the socket peer), is a trusted proxy. */
 export type ProxyTrust = (addr: string, hop: number) => boolean;

@@ -3,9 +3,17 @@
 // This plugin counts and exposes `app.metrics`; the `/metrics` route itself is declared
 // with the other operational routes (modules/system), after the OpenAPI plugin, which
 // only documents routes registered after it.
+//
+// The exposition shows per-route request counts across every tenant, so METRICS_TOKEN can
+// close it: /metrics then answers only `Authorization: Bearer <METRICS_TOKEN>` (what a
+// Prometheus scrape config's `authorization.credentials` sends), 401 in the error envelope
+// otherwise. Unset, /metrics is public and production start warns (context.ts).
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { sha256 } from '../shared/crypto.js';
+import { AppError } from '../shared/errors.js';
 import type { PoolStats } from './db/index.js';
 
 export interface MetricsExposition {
@@ -22,7 +30,12 @@ declare module 'fastify' {
 
 export interface MetricsOptions {
   poolStats: () => PoolStats | undefined;
+  /** METRICS_TOKEN: the bearer token /metrics requires; undefined = public. */
+  token: string | undefined;
 }
+
+/** The route the token guards (declared in modules/system; HEAD shares its pattern). */
+const METRICS_ROUTE = '/metrics';
 
 async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   const registry = new Registry();
@@ -73,6 +86,21 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     histogram.observe(reply.elapsedTime / 1000);
     done();
   });
+
+  if (opts.token !== undefined) {
+    // Digests of equal length, compared in constant time: neither the token's length nor
+    // its first differing byte shows in the answer time.
+    const expected = sha256(opts.token);
+    const challenge = { 'www-authenticate': 'Bearer realm="metrics"' };
+    app.addHook('onRequest', async (req) => {
+      if (req.routeOptions.url !== METRICS_ROUTE) return;
+      const header = req.headers.authorization;
+      if (header === undefined || header.trim() === '') throw new AppError('MISSING_AUTHENTICATION', { headers: challenge });
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      if (given === undefined) throw new AppError('INVALID_TOKEN_FORMAT', { headers: challenge });
+      if (!timingSafeEqual(sha256(given), expected)) throw new AppError('INVALID_TOKEN', { headers: challenge });
+    });
+  }
 
   app.decorate('metrics', {
     contentType: registry.contentType,

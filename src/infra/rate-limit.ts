@@ -4,6 +4,8 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitRule } from '../config.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { fail, type Result } from '../shared/errors.js';
 
 export type LimitClass = 'api' | 'ip' | 'partner' | 'admin' | 'customer';
 
@@ -89,5 +91,91 @@ export class RateLimiter {
       resetSeconds: Math.max(1, Math.ceil(tightest.res.msBeforeNext / 1000)),
       retryAfterSeconds: 0,
     };
+  }
+}
+
+/** Whose sign-in is counted: partners and admins are separate accounts even with one e-mail. */
+export type SignInAccount = 'partner' | 'admin';
+
+export interface SignInLockOptions {
+  redis: Redis | undefined;
+  prefix: string;
+  /** Wrong passwords within the window that lock the e-mail (SIGNIN_LOCK_ATTEMPTS). */
+  attempts: number;
+  /** The counting window and the length of the lock (SIGNIN_LOCK_MINUTES). */
+  minutes: number;
+  /** RATE_LIMIT_DISABLED: no lock either. */
+  disabled: boolean;
+}
+
+/**
+ * Per-account sign-in throttle (DESIGN.md §16): `attempts` wrong passwords within `minutes`
+ * lock that e-mail for `minutes`, whatever the client address — the per-IP limit alone lets
+ * a botnet (or a client that can pick its address) guess one account's password for ever.
+ * While locked every sign-in to that e-mail is refused, a correct password too, without
+ * checking it.
+ *
+ * Each attempt takes a point before the password is checked (one atomic increment, so a
+ * burst of parallel guesses cannot all slip in before the first failure is counted) and
+ * gives it back unless the password was wrong: only wrong passwords count. A successful
+ * sign-in does not reset the count (docs/decisions.md "Sign-in lock"). The key is a digest
+ * of the normalised e-mail: no e-mail sits in Redis or in a log.
+ */
+export class SignInLock {
+  private readonly limiter: RateLimiterAbstract;
+
+  constructor(private readonly options: SignInLockOptions) {
+    const keyPrefix = `${options.prefix}signin-lock`;
+    const limits = { keyPrefix, points: options.attempts, duration: options.minutes * 60 };
+    this.limiter = options.redis
+      ? new RateLimiterRedis({ storeClient: options.redis, ...limits, insuranceLimiter: new RateLimiterMemory(limits) })
+      : new RateLimiterMemory(limits);
+  }
+
+  /**
+   * Run `signIn` unless the e-mail is locked. A failure named INVALID_CREDENTIALS counts as
+   * a wrong password; the one that reaches the limit starts the lock.
+   */
+  async attempt<T>(account: SignInAccount, email: string, signIn: () => Promise<Result<T>>): Promise<Result<T>> {
+    if (this.options.disabled) return signIn();
+    const key = `${account}:${sha256Hex(email.trim().toLowerCase())}`;
+    let taken: RateLimiterRes;
+    try {
+      taken = await this.limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      // Refused attempts are not wrong passwords: give the point back (the lock stays).
+      await this.limiter.reward(key, 1).catch(() => undefined);
+      return this.locked(rejection.msBeforeNext);
+    }
+    let result: Result<T>;
+    try {
+      result = await signIn();
+    } catch (err) {
+      await this.limiter.reward(key, 1).catch(() => undefined);
+      throw err;
+    }
+    if (result.ok || result.failure.error !== 'INVALID_CREDENTIALS') {
+      await this.limiter.reward(key, 1).catch(() => undefined);
+    } else if (taken.consumedPoints >= this.options.attempts) {
+      // The last allowed wrong password: the lock runs its full length from now.
+      await this.limiter.block(key, this.options.minutes * 60);
+    }
+    return result;
+  }
+
+  private locked<T>(msBeforeNext: number): Result<T> {
+    const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    // The same answer as every other limit (DESIGN.md §3): 429 code 1003 with Retry-After and
+    // X-RateLimit-*, the limit being the number of wrong passwords allowed.
+    return fail('RATE_LIMIT_EXCEEDED', {
+      params: { seconds },
+      headers: {
+        'retry-after': String(seconds),
+        'x-ratelimit-limit': String(this.options.attempts),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(seconds),
+      },
+    });
   }
 }

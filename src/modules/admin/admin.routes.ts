@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
+import type { SignInLock } from '../../infra/rate-limit.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
@@ -16,7 +17,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
   admin: AdminService;
   partners: PartnersService;
   idempotency: Idempotency;
-}> = async (app, { admin, partners, idempotency }) => {
+  signInLock: SignInLock;
+}> = async (app, { admin, partners, idempotency, signInLock }) => {
   app.post(
     '/:locale/admin/auth/login',
     {
@@ -31,7 +33,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await admin.login(req.body.email, req.body.password)), 'auth.logged_in'),
+    async (req) => {
+      const { email, password } = req.body;
+      const result = await signInLock.attempt('admin', email, () => admin.login(email, password));
+      return envelopeOf(req, unwrap(result), 'auth.logged_in');
+    },
   );
 
   app.post(

@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../infra/auth.js';
+import type { SignInLock } from '../../infra/rate-limit.js';
 import { envelopeNoData, envelopeOf } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
 import { EmptyEnvelope, Envelope, errorResponses, LocaleParams } from '../../shared/schemas.js';
 import { ChangePasswordBody, LoginBody, Partner, PartnerLoginData } from './partners.schemas.js';
 import type { PartnersService } from './partners.service.js';
 
-export const partnersRoutes: FastifyPluginAsyncTypebox<{ partners: PartnersService }> = async (app, { partners }) => {
+export const partnersRoutes: FastifyPluginAsyncTypebox<{ partners: PartnersService; signInLock: SignInLock }> = async (
+  app,
+  { partners, signInLock },
+) => {
   app.post(
     '/:locale/partners/auth/login',
     {
@@ -19,7 +23,11 @@ export const partnersRoutes: FastifyPluginAsyncTypebox<{ partners: PartnersServi
         response: { 200: Envelope(PartnerLoginData), ...errorResponses(400, 401, 422, 429) },
       },
     },
-    async (req) => envelopeOf(req, unwrap(await partners.login(req.body.email, req.body.password)), 'auth.logged_in'),
+    async (req) => {
+      const { email, password } = req.body;
+      const result = await signInLock.attempt('partner', email, () => partners.login(email, password));
+      return envelopeOf(req, unwrap(result), 'auth.logged_in');
+    },
   );
 
   app.post(
