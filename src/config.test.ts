@@ -269,6 +269,7 @@ describe('loadConfig: SMPP carrier', () => {
     assert.equal(c.sms.smppWindow, 10);
     assert.equal(c.sms.smppThroughput, 50);
     assert.equal(c.sms.defaultValidityMinutes, 2880);
+    assert.equal(c.sms.smppResponseTimeoutMs, 10_000);
     assert.equal(loadConfig({ SMS_DEFAULT_VALIDITY_MINUTES: '60' }).sms.defaultValidityMinutes, 60);
   });
 
@@ -312,6 +313,7 @@ describe('loadConfig: SMPP carrier', () => {
     ['SMPP_THROUGHPUT', 'fast'],
     ['SMS_DEFAULT_VALIDITY_MINUTES', '0'],
     ['SMS_DEFAULT_VALIDITY_MINUTES', '10081'],
+    ['SMPP_RESPONSE_TIMEOUT_MS', '50'],
   ] as const) {
     it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
       const problems = problemsOf({ [name]: value });

@@ -17,6 +17,7 @@ export function createCarrier(
       enquireLinkMs: config.sms.smppEnquireLinkMs,
       windowSize: config.sms.smppWindow,
       throughputPerSecond: config.sms.smppThroughput,
+      pduTimeoutMs: config.sms.smppResponseTimeoutMs,
       log,
     });
   }

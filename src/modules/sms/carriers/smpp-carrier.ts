@@ -458,13 +458,6 @@ interface PartJob {
 const noopLog: SmppLog = { info: () => {}, warn: () => {} };
 
 /**
- * How far ahead `room()` lets parts be handed over when the throughput limit spaces them: a
- * part recorded as handed over leaves within about this long, so a crash in between leaves
- * few parts in doubt that never left.
- */
-const ROOM_HORIZON_MS = 50;
-
-/**
  * The concatenation reference of a message's parts: derived from its id, so parts written in
  * another session or by another process after a restart join the ones already delivered.
  */
@@ -491,6 +484,8 @@ export class SmppCarrier implements RemoteCarrier {
   /** Bumped on every new connection and every disconnect: callbacks of older sessions are ignored. */
   private generation = 0;
   private bound = false;
+  /** A submit_sm_resp did not come in time: nothing more is written until a new session binds. */
+  private hung = false;
   private stopped = true;
   private failedAttempts = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -541,18 +536,23 @@ export class SmppCarrier implements RemoteCarrier {
     return { ok: true, parts: built.pdus.map((pdu, i) => ({ partNo: i + 1, pdu })) };
   }
 
+  /**
+   * Parts whose send slot has come: a free window slot, nothing queued ahead, and the
+   * throughput's next slot not in the future — one part (evenly spaced) — so a part the
+   * dispatcher records as handed over is written at once, never some milliseconds later (a
+   * kill -9 in between would leave in doubt a part that never left). 0 while a submit_sm_resp
+   * is overdue: the session is being dropped.
+   */
   room(): number {
-    if (!this.bound || !this.session || this.stopped) return 0;
+    if (!this.bound || !this.session || this.stopped || this.hung) return 0;
     const free = this.windowSize - this.inFlight.size - this.queue.length;
-    if (free <= 0) return 0;
+    if (free <= 0 || this.queue.length > 0) return 0;
     const now = Date.now();
-    // When a part handed over now would leave: after the queued ones, evenly spaced.
-    const leavesAt = Math.max(now, this.nextSendAt) + this.queue.length * this.sendIntervalMs;
-    if (leavesAt > now + ROOM_HORIZON_MS) {
-      this.roomAt(leavesAt - ROOM_HORIZON_MS);
+    if (now < this.nextSendAt) {
+      this.roomAt(this.nextSendAt);
       return 0;
     }
-    return Math.min(free, Math.floor((now + ROOM_HORIZON_MS - leavesAt) / this.sendIntervalMs) + 1);
+    return 1;
   }
 
   writePart(part: PreparedPart): Promise<PartOutcome> {
@@ -747,6 +747,7 @@ export class SmppCarrier implements RemoteCarrier {
           return;
         }
         this.bound = true;
+        this.hung = false;
         this.failedAttempts = 0;
         this.log.info({ host, port, systemId }, 'SMPP bound (transceiver)');
         this.enquireTimer = setInterval(() => this.enquireLink(session, gen), this.enquireLinkMs);
@@ -831,7 +832,7 @@ export class SmppCarrier implements RemoteCarrier {
   private pump(): void {
     clearTimeout(this.pumpTimer);
     this.pumpTimer = undefined;
-    while (this.bound && this.session && this.queue.length > 0 && this.inFlight.size < this.windowSize) {
+    while (this.bound && !this.hung && this.session && this.queue.length > 0 && this.inFlight.size < this.windowSize) {
       const now = Date.now();
       if (now < this.nextSendAt) {
         this.pumpTimer = setTimeout(() => this.pump(), Math.ceil(this.nextSendAt - now));
@@ -868,7 +869,14 @@ export class SmppCarrier implements RemoteCarrier {
       // Forget the pending callback; a late submit_sm_resp is ignored.
       const callbacks = session._callbacks as Record<number, unknown> | undefined;
       if (callbacks) delete callbacks[pdu.sequence_number];
+      // The SMSC has stopped answering (a hung process keeps its TCP connection open): its slot
+      // is not freed for another write. Stop writing at once, drop the session and bind again;
+      // the parts still on the wire stay unanswered (in doubt), what is not written waits for
+      // an SMSC that answers a bind.
+      const current = gen === this.generation;
+      if (current) this.hung = true;
       finish({ outcome: 'unknown', error: `no submit_sm_resp within ${this.pduTimeoutMs} ms (the part may have been accepted)` });
+      if (current) this.dropSession(session, 'no submit_sm_resp in time');
     }, this.pduTimeoutMs);
     timer.unref();
 
