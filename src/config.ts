@@ -1,7 +1,9 @@
 // The only module that reads process.env. Everything else receives a typed Config.
 // Each setting is parsed and checked here so that a bad value stops the process at
 // boot with a message naming the variable, never later on a request.
+import { isIP } from 'node:net';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export interface RateLimitRule {
   /** Requests allowed per hour (0 = no hourly window). */
@@ -9,6 +11,9 @@ export interface RateLimitRule {
   /** Requests allowed per minute (burst window). */
   perMinute: number;
 }
+
+/** The parsed TRUST_PROXY setting: no proxy, a hop count, or the proxies' addresses/CIDRs. */
+export type TrustProxySetting = false | number | string[];
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -24,11 +29,14 @@ export interface Config {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  trustProxy: boolean;
+  /** TRUST_PROXY: no proxy (false), a hop count, or the proxies' addresses/CIDRs (src/infra/client-address.ts). */
+  trustProxy: TrustProxySetting;
   bodyLimit: number;
   jwtSecret: string | undefined;
   accessTokenTtlSeconds: number;
   customerTokenTtlSeconds: number;
+  /** Customer tokens from a QR login at a partner's till (QR_CUSTOMER_TOKEN_TTL). */
+  qrCustomerTokenTtlSeconds: number;
   admin: { email: string; password: string } | undefined;
   demoSeed: boolean;
   appTestPhones: Record<string, string>;
@@ -39,9 +47,13 @@ export interface Config {
     partner: RateLimitRule;
     admin: RateLimitRule;
     customer: RateLimitRule;
+    /** SIGNIN_LOCK_ATTEMPTS wrong passwords within SIGNIN_LOCK_MINUTES lock a partner's or admin's e-mail that long. */
+    signInLock: { attempts: number; minutes: number };
   };
   shutdownTimeoutMs: number;
   metricsEnabled: boolean;
+  /** METRICS_TOKEN: when set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   sms: {
     /** Which carrier hands messages on: the built-in simulator or SMPP. */
     carrier: 'simulator' | 'smpp';
@@ -373,6 +385,67 @@ function parseSmtpUrl(r: Reader, name: string): string | undefined {
   return v;
 }
 
+/**
+ * TRUST_PROXY: unset/false = no proxy; a positive integer = that many proxy hops; otherwise
+ * a comma-separated list of proxy addresses, CIDRs or proxy-addr's range names. `true`
+ * (trust every hop) is refused: any client could then choose its own address.
+ */
+function parseTrustProxy(r: Reader, name: string): TrustProxySetting {
+  const v = r.raw(name);
+  if (v === undefined) return false;
+  const lower = v.toLowerCase();
+  if (['0', 'false', 'no', 'off'].includes(lower)) return false;
+  if (['true', 'yes', 'on'].includes(lower)) {
+    r.problems.push(
+      `${name}=${v} is refused: trusting every proxy lets a client choose its own address through X-Forwarded-For; give the number of proxy hops (e.g. 1) or the proxies' addresses/CIDRs (e.g. 10.0.0.0/8)`,
+    );
+    return false;
+  }
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 32) {
+      r.problems.push(`${name} as a hop count must be from 1 to 32 (got "${v}")`);
+      return false;
+    }
+    return hops;
+  }
+  const entries = v.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isProxyAddress(e));
+  if (bad.length > 0) {
+    r.problems.push(
+      `${name} must be a hop count or a comma-separated list of proxy addresses, CIDRs, loopback, linklocal or uniquelocal (bad entry "${bad[0]}")`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+/** An entry of a proxy list as @fastify/proxy-addr accepts it: a range name, an IP, IP/prefix or IP/netmask. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const slash = entry.indexOf('/');
+  const ip = slash === -1 ? entry : entry.slice(0, slash);
+  // net.isIP, not ipaddr.isValid alone: that takes "1.5" or "0x0a.1" for an IPv4 address.
+  if (isIP(ip) === 0 || !ipaddr.isValid(ip)) return false;
+  if (slash === -1) return true;
+  const range = entry.slice(slash + 1);
+  const bits = ipaddr.parse(ip).kind() === 'ipv4' ? 32 : 128;
+  if (/^\d+$/.test(range)) return Number(range) <= bits;
+  // A netmask (255.255.0.0) is accepted for IPv4 as proxy-addr does; it must be contiguous.
+  return bits === 32 && ipaddr.IPv4.isValidFourPartDecimal(range) && ipaddr.IPv4.parse(range).prefixLengthFromSubnetMask() !== null;
+}
+
+/** A bearer token Prometheus can send: 16 or more visible characters, no spaces. */
+function parseMetricsToken(r: Reader, name: string): string | undefined {
+  const v = r.raw(name);
+  if (v === undefined) return undefined;
+  if (!/^[\x21-\x7e]{16,}$/.test(v)) {
+    r.problems.push(`${name} must be at least 16 visible characters without spaces`);
+    return undefined;
+  }
+  return v;
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -426,11 +499,12 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
     redisUrl,
     redisKeyPrefix: r.str('REDIS_KEY_PREFIX', 'loyalty:'),
     logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    trustProxy: r.bool('TRUST_PROXY', false),
+    trustProxy: parseTrustProxy(r, 'TRUST_PROXY'),
     bodyLimit: r.int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     jwtSecret,
     accessTokenTtlSeconds: r.int('ACCESS_TOKEN_TTL', 12 * 3600, 60, 30 * 24 * 3600),
     customerTokenTtlSeconds: r.int('CUSTOMER_TOKEN_TTL', 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    qrCustomerTokenTtlSeconds: r.int('QR_CUSTOMER_TOKEN_TTL', 12 * 3600, 60, 365 * 24 * 3600),
     admin: adminEmail && adminPassword ? { email: adminEmail, password: adminPassword } : undefined,
     demoSeed: r.bool('LOYALTY_DEMO_SEED', firstLook),
     appTestPhones: parseTestPhones(r, 'APP_TEST_PHONES', firstLook ? '+37060000000:123456' : ''),
@@ -441,9 +515,14 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       partner: rule(r, 'RATE_LIMIT_PARTNER', 5000, 200),
       admin: rule(r, 'RATE_LIMIT_ADMIN', 10000, 500),
       customer: rule(r, 'RATE_LIMIT_CUSTOMER', 1000, 100),
+      signInLock: {
+        attempts: r.int('SIGNIN_LOCK_ATTEMPTS', 10, 1, 1000),
+        minutes: r.int('SIGNIN_LOCK_MINUTES', 15, 1, 24 * 60),
+      },
     },
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     metricsEnabled: r.bool('METRICS_ENABLED', true),
+    metricsToken: parseMetricsToken(r, 'METRICS_TOKEN'),
     sms: {
       carrier: r.oneOf('SMS_CARRIER', 'simulator', ['simulator', 'smpp'] as const),
       prices: parsePrices(r, 'SMS_PRICES', 'LT=0.0290,LV=0.0390,EE=0.0390,PL=0.0290,*=0.0600'),
