@@ -53,7 +53,7 @@ describe('interruptions', () => {
     t.app.context.services.xmlImports.worker.wake();
     const rec = await waitForImport(t, p.apiKey, row!.id);
     assert.equal(rec.status, 'failed');
-    assert.deepEqual(rec.errors, [{ line: null, message: 'The import was interrupted 3 times (a node stopped while running it) and was given up' }]);
+    assert.deepEqual(rec.errors, [{ line: null, column: null, item: null, message: 'The import was interrupted 3 times (a node stopped while running it) and was given up' }]);
   });
 
   it('hands an import back when its node stops, and another node resumes it', async () => {

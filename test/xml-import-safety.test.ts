@@ -52,7 +52,7 @@ describe('entities', () => {
 <products><product id="1"><name>&passwd;&remote;</name></product></products>`;
     const rec = await importFeed(t, p.apiKey, xxe);
     assert.equal(rec.status, 'failed');
-    assert.deepEqual(rec.errors, [{ line: 6, message: 'A DOCTYPE declaring entities is not accepted (nothing was expanded or fetched)' }]);
+    assert.deepEqual(rec.errors, [{ line: 6, column: 2, item: null, message: 'A DOCTYPE declaring entities is not accepted (nothing was expanded or fetched)' }]);
     assert.deepEqual((await allProducts(t, p.apiKey)).length, 0);
     assert.deepEqual(hits.filter((h) => h.startsWith('/xxe')), [], 'no entity was fetched');
     const fixture = await importFeed(t, p.apiKey, fixtureFeed('xxe.xml'));
@@ -142,7 +142,7 @@ describe('size limit', () => {
     assert.equal(res.status, 202);
     const rec = await waitForImport(t, p.apiKey, res.body.data.import_id);
     assert.equal(rec.status, 'failed');
-    assert.deepEqual(rec.errors, [{ line: null, message: `The feed is larger than ${LIMIT} bytes (XML_IMPORT_MAX_BYTES, counted after decompression)` }]);
+    assert.deepEqual(rec.errors, [{ line: null, column: null, item: null, message: `The feed is larger than ${LIMIT} bytes (XML_IMPORT_MAX_BYTES, counted after decompression)` }]);
   });
 
   it('refuses an upload over the limit with 413, records it as failed and keeps no file', async () => {
@@ -170,5 +170,5 @@ it('reports the line and column of a malformed feed in its history', async () =>
   const p = await createPartner(t);
   const rec = await importFeed(t, p.apiKey, fixtureFeed('malformed.xml'));
   assert.equal(rec.status, 'failed');
-  assert.deepEqual(rec.errors, [{ line: 10, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' }]);
+  assert.deepEqual(rec.errors, [{ line: 10, column: 12, item: null, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' }]);
 });

@@ -70,8 +70,8 @@ describe('formats', () => {
       { source: 'file', filename: 'home-made.xml', mode: 'upsert', items_seen: 5, created: 3, updated: 0, unchanged: 0, deactivated: 0, skipped: 2, errors_count: 2 },
     );
     assert.deepEqual(rec.errors, [
-      { line: 40, message: 'The item has no name; skipped' },
-      { line: 44, message: 'The item has no id, external_id, sku or ean; skipped' },
+      { line: 40, column: 13, item: 4, message: 'The item has no name; skipped' },
+      { line: 44, column: 13, item: 5, message: 'The item has no id, external_id, sku or ean; skipped' },
     ]);
     const products = await allProducts(t, p.apiKey);
     const mug = bySku(products).get('MUG-300');
@@ -292,7 +292,7 @@ describe('validate and field mappings', () => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.data.valid, false);
-    assert.deepEqual(res.body.data.errors[0], { line: 10, column: 12, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' });
+    assert.deepEqual(res.body.data.errors[0], { line: 10, column: 12, item: null, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' });
     const empty = await request(t.url, 'POST', '/en/shop/xml-import/validate', {
       headers: { ...apiHeaders(p.apiKey), 'content-type': 'application/xml' },
       raw: '<catalog><shop/></catalog>',
@@ -453,14 +453,15 @@ describe('from a URL, and feeds', () => {
     etag = '"v1"';
     const bad = await fromUrl(p, { url: `${base}/feed.xml`, every_minutes: 14 });
     assert.deepEqual(Object.keys(bad.body.errors), ['every_minutes']);
-    const res = await fromUrl(p, { url: `${base}/feed.xml`, every_minutes: 60, mode: 'replace' });
+    // Every scheduled run replaces the whole catalogue (1 of 1 products): allowed, and kept for the runs.
+    const res = await fromUrl(p, { url: `${base}/feed.xml`, every_minutes: 60, mode: 'replace', allow_mass_deactivation: true });
     assert.equal(res.status, 202);
     const first = await waitForImport(t, p.apiKey, res.body.data.import_id);
     assert.equal(first.created, 1);
     const feeds = (await request(t.url, 'GET', '/en/shop/xml-import/feeds', { headers: apiHeaders(p.apiKey) })).body;
     assert.equal(feeds.meta.total, 1);
     const f = feeds.data[0];
-    assert.deepEqual([f.url, f.mode, f.every_minutes, f.last_import_id, f.mapping], [`${base}/feed.xml`, 'replace', 60, first.id, null]);
+    assert.deepEqual([f.url, f.mode, f.every_minutes, f.last_import_id, f.mapping, f.allow_mass_deactivation], [`${base}/feed.xml`, 'replace', 60, first.id, null, true]);
     assert.ok(Date.parse(f.next_run_at) - Date.now() > 59 * 60_000);
 
     // Due now (as if an hour had passed): the worker queues one run, which sends the ETag back.

@@ -23,8 +23,8 @@ export const catalogMessages = {
   },
   'catalog.feed_gzip': { en: 'The gzip data is broken: {detail}', lt: 'Sugadinti gzip duomenys: {detail}' },
   'catalog.feed_encoding': {
-    en: 'The encoding "{encoding}" is not supported; use UTF-8, UTF-16, ISO-8859-1, ISO-8859-13, windows-1252 or windows-1257',
-    lt: 'Koduotė „{encoding}“ nepalaikoma; naudokite UTF-8, UTF-16, ISO-8859-1, ISO-8859-13, windows-1252 arba windows-1257',
+    en: 'The encoding "{encoding}" is not known; use UTF-8 or another standard encoding (windows-1250/-1251/-1252, ISO-8859-x, KOI8-R, UTF-16…)',
+    lt: 'Koduotė „{encoding}“ nežinoma; naudokite UTF-8 ar kitą standartinę koduotę (windows-1250/-1251/-1252, ISO-8859-x, KOI8-R, UTF-16…)',
   },
   'catalog.feed_no_items': {
     en: 'No recognised item element (product, item or offer) was found',
@@ -60,6 +60,18 @@ export const catalogMessages = {
   'catalog.item_duplicate': {
     en: 'Another item with the key {key} came earlier in this feed; skipped',
     lt: 'Ankstesnė šio srauto prekė turi tą patį raktą {key}; praleista',
+  },
+  'catalog.item_oldprice_ignored': {
+    en: 'oldprice "{oldprice}" is not above price "{price}"; ignored (price is the regular price)',
+    lt: 'oldprice „{oldprice}“ nėra didesnė už price „{price}“; nepaisoma (price yra įprasta kaina)',
+  },
+  'catalog.replace_nothing_accepted': {
+    en: 'Replace mode: no item of this feed was accepted, so no product was deactivated',
+    lt: 'Pakeitimo režimas: nepriimta nė viena šio srauto prekė, todėl jokia prekė neišjungta',
+  },
+  'catalog.replace_mass_deactivation': {
+    en: 'Replace mode: {count} of {total} active imported products are missing from this feed; more than half, so none was deactivated (send allow_mass_deactivation: true if intended)',
+    lt: 'Pakeitimo režimas: šiame sraute trūksta {count} iš {total} aktyvių importuotų prekių; daugiau nei pusė, todėl nė viena neišjungta (jei taip ir norėta, siųskite allow_mass_deactivation: true)',
   },
   'catalog.item_unknown_category': {
     en: 'Category id {id} is not defined in the feed; not linked',

@@ -307,6 +307,16 @@ export const catalogRepository = {
   },
 
   /** Replace mode: the partner's active products this import did not see become inactive; returns their ids. */
+  /** Active products of the partner that replace mode would deactivate (some other import saw them last). */
+  async countUnseen(tx: Tx, partnerId: number, importId: number): Promise<number> {
+    const [row] = rowsOf<{ n: number | string }>(
+      await tx.execute(sql`
+        select count(*) as n from ${catalogProducts}
+        where partner_id = ${partnerId} and is_active and last_import_id is distinct from ${importId}`),
+    );
+    return Number(row?.n ?? 0);
+  },
+
   async deactivateUnseen(tx: Tx, partnerId: number, importId: number): Promise<number[]> {
     const rows = rowsOf<{ id: number }>(
       await tx.execute(sql`

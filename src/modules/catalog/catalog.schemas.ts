@@ -131,11 +131,26 @@ export const ImportMode = Type.Union(
   { description: 'upsert (default): add and update; replace: also deactivate products of earlier imports missing from this feed' },
 );
 
+const AllowMassDeactivation = Type.Boolean({
+  description:
+    'replace mode only: deactivate the missing products even when they are more than half of the active ones ' +
+    '(without it such an import deactivates nothing and says so in its errors); kept for a scheduled feed',
+});
+
+/** A problem of a feed or of one of its items, where it is. */
+const FeedProblem = Type.Object({
+  line: Type.Union([Type.Integer(), Type.Null()], { description: 'Line of the item (or of the malformed spot); null: the feed as a whole' }),
+  column: Type.Union([Type.Integer(), Type.Null()], { description: 'Column of the item start tag (or of the malformed spot)' }),
+  item: Type.Union([Type.Integer(), Type.Null()], { description: '1-based index of the item in the feed; null when not about one item' }),
+  message: Type.String(),
+});
+
 export const FromUrlBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the feed; private addresses are refused' }),
     mapping: Type.Optional(Mapping),
     mode: Type.Optional(ImportMode),
+    allow_mass_deactivation: Type.Optional(AllowMassDeactivation),
     every_minutes: Type.Optional(
       Type.Integer({ minimum: 15, maximum: 10080, description: 'Keep the URL as a feed re-imported this often (conditional GET)' }),
     ),
@@ -165,8 +180,8 @@ export const ImportRecord = Type.Object(
     deactivated: Type.Integer(),
     skipped: Type.Integer(),
     errors_count: Type.Integer(),
-    errors: Type.Array(Type.Object({ line: Type.Union([Type.Integer(), Type.Null()]), message: Type.String() }), {
-      description: 'The first 100 problems, each with the line of its item (null: the feed as a whole)',
+    errors: Type.Array(FeedProblem, {
+      description: 'The first 100 problems and warnings, each with the line, column and index of its item (null: the feed as a whole)',
     }),
   },
   {
@@ -187,7 +202,7 @@ export const ImportRecord = Type.Object(
         deactivated: 0,
         skipped: 2,
         errors_count: 2,
-        errors: [{ line: 811, message: 'The item has no name; skipped' }],
+        errors: [{ line: 811, column: 12, item: 203, message: 'The item has no name; skipped' }],
       },
     ],
   },
@@ -216,6 +231,7 @@ export const Feed = Type.Object(
     url: Type.String(),
     mode: ImportMode,
     mapping: Type.Union([Mapping, Type.Null()]),
+    allow_mass_deactivation: Type.Boolean(),
     every_minutes: Type.Integer(),
     next_run_at: DateTime,
     last_run_at: Type.Union([DateTime, Type.Null()]),
@@ -230,6 +246,7 @@ export const Feed = Type.Object(
         url: 'https://shop.example.com/feed.xml',
         mode: 'replace',
         mapping: null,
+        allow_mass_deactivation: false,
         every_minutes: 60,
         next_run_at: '2024-05-01T11:00:01.000Z',
         last_run_at: '2024-05-01T10:00:01.000Z',
@@ -243,14 +260,12 @@ export const Feed = Type.Object(
 
 export const Validation = Type.Object(
   {
-    valid: Type.Boolean({ description: 'Well-formed, safe, within the limits, and items found' }),
+    valid: Type.Boolean({ description: 'Well-formed, safe, within the limits, and at least one item the import would accept' }),
     item_element: Type.Union([Type.String(), Type.Null()], { description: `One of ${ITEM_ELEMENTS.join(', ')}` }),
-    items_found: Type.Integer(),
+    items_found: Type.Integer({ description: "Items the import will see (its items_seen)" }),
     fields: Type.Record(Type.String(), Type.String(), { description: 'field → the tag it was read from' }),
     unmapped_tags: Type.Array(Type.String(), { description: 'Item tags no field reads' }),
-    errors: Type.Array(
-      Type.Object({ line: Type.Union([Type.Integer(), Type.Null()]), column: Type.Union([Type.Integer(), Type.Null()]), message: Type.String() }),
-    ),
+    errors: Type.Array(FeedProblem, { description: 'Every error and warning the import would record (the first 100)' }),
     sample: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'The first 3 products as mapped' }),
   },
   {
@@ -261,7 +276,7 @@ export const Validation = Type.Object(
         items_found: 1,
         fields: { name: 'name', xml_id: 'id', price: 'price' },
         unmapped_tags: ['vat'],
-        errors: [{ line: 10, column: 12, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' }],
+        errors: [{ line: 10, column: 12, item: null, message: 'The XML is not well-formed at line 10, column 12: unexpected close tag' }],
         sample: [{ name: 'Fine', xml_id: '1', price: 1 }],
       },
     ],
@@ -280,6 +295,7 @@ export const FieldMappings = Type.Object({
 
 export const UploadQuery = Type.Object({
   mode: Type.Optional(ImportMode),
+  allow_mass_deactivation: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'See from-url (raw XML bodies only)' })),
   mapping: Type.Optional(Type.String({ maxLength: 10_000, description: 'JSON object field → tag (raw XML bodies only)' })),
   filename: Type.Optional(Type.String({ maxLength: 255, description: 'Name to show in the history (raw XML bodies only)' })),
 });

@@ -36,6 +36,10 @@ export type ImportSource = 'url' | 'file';
 /** An error of an import as stored: a message key and its parameters, translated when read. */
 export interface StoredImportError {
   line: number | null;
+  /** Column of the item's start tag (or of the malformed spot), when known. */
+  column?: number | null;
+  /** 1-based index of the item in the feed, for an item's error. */
+  item?: number | null;
   key: string;
   params?: Record<string, string | number>;
 }
@@ -129,6 +133,8 @@ export const catalogFeeds = pgTable(
     url: text().notNull(),
     mode: text().$type<ImportMode>().notNull(),
     mapping: jsonb().$type<FieldMapping>(),
+    /** Replace mode may deactivate more than half of the active products (DESIGN.md §9's replace guard). */
+    allowMassDeactivation: boolean('allow_mass_deactivation').notNull().default(false),
     everyMinutes: integer('every_minutes').notNull(),
     nextRunAt: ts('next_run_at').notNull(),
     /** Validators of the last feed body imported, sent back as If-None-Match / If-Modified-Since. */
@@ -162,6 +168,8 @@ export const catalogImports = pgTable(
     status: text().$type<ImportStatus>().notNull().default('queued'),
     mode: text().$type<ImportMode>().notNull(),
     mapping: jsonb().$type<FieldMapping>(),
+    /** Replace mode may deactivate more than half of the active products (DESIGN.md §9's replace guard). */
+    allowMassDeactivation: boolean('allow_mass_deactivation').notNull().default(false),
     startedAt: ts('started_at'),
     finishedAt: ts('finished_at'),
     itemsSeen: integer('items_seen').notNull().default(0),

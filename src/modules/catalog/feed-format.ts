@@ -1,8 +1,9 @@
 // What a feed item's tags mean: the spec's field-mapping table ("Product import field
 // mappings"), the recognised item elements, the extra tags of the YML and Google Merchant
 // dialects (DESIGN.md §9), and per-request overrides. For each field the first of its tags
-// that the item carries wins (the table's order, not the document's). Tag names match
-// regardless of case; an item's own attributes count as tags (`<offer id="12">`).
+// that the item carries wins (the table's order, not the document's). Field tag names match
+// regardless of case (item elements do not: see isItemName); an item's own attributes count
+// as tags (`<offer id="12">`).
 import type { FieldMapping } from './catalog.tables.js';
 
 /** The spec's recognised repeating elements, as the field-mappings endpoint lists them. */
@@ -63,21 +64,113 @@ export const SPEC_MAPPING: ReadonlyArray<{ field: ProductField; tags: readonly s
   { field: 'categories', tags: ['categories/category', 'category'] },
 ];
 
-/** Which vocabulary a feed speaks, from its root element and namespaces. */
-export type Dialect = 'generic' | 'yml' | 'google';
+/**
+ * Which vocabulary a feed speaks, known once its item element is found (DESIGN.md §9 "The
+ * feeds shops in the region actually publish"): YML (`yml_catalog`), Google Merchant / Meta
+ * (RSS 2.0 or Atom 1.0 with the `g:` namespace), Heureka (`SHOP/SHOPITEM`), Ceneo
+ * (`offers/o`), Skroutz (`mywebstore/products/product`), or the spec's generic table.
+ */
+export type Dialect = 'generic' | 'yml' | 'google' | 'heureka' | 'ceneo' | 'skroutz';
 
 /** The Google Merchant namespace: its elements are read by their local name (`g:price` → price). */
 export const GOOGLE_NS = 'http://base.google.com/ns/1.0';
 
 /**
- * Tags a dialect adds after the spec's (so the spec's win when both are present). YML:
- * `available` attribute, `currencyId`, `vendor`, `vendorCode` (and `oldprice`/`categoryId`,
- * handled by the mapper). Google: `g:gtin`, `g:image_link`, `g:product_type` (a category path).
+ * The item element, from the document's structure, names matched case-sensitively (a field
+ * such as Heureka's `<PRODUCT>` is never taken for an item): the spec's `product`, `item`,
+ * `offer` (any parent), Heureka's `SHOPITEM`, Atom's `entry` under `feed`, Ceneo's `o` under
+ * `offers` or `group`. Names are local (a prefix or default namespace does not matter).
+ */
+export function isItemName(local: string, parentLocal: string | null): boolean {
+  switch (local) {
+    case 'product':
+    case 'item':
+    case 'offer':
+    case 'SHOPITEM':
+      return true;
+    case 'entry':
+      return parentLocal === 'feed';
+    case 'o':
+      return parentLocal === 'offers' || parentLocal === 'group';
+    default:
+      return false;
+  }
+}
+
+/** The dialect of a feed from its root element, its item element and whether Google's namespace is declared. */
+export function detectDialect(rootLocal: string, itemLocal: string, google: boolean): Dialect {
+  if (rootLocal === 'yml_catalog') return 'yml';
+  if (itemLocal === 'SHOPITEM') return 'heureka';
+  if (itemLocal === 'o') return 'ceneo';
+  if (rootLocal === 'mywebstore') return 'skroutz';
+  if (google) return 'google';
+  return 'generic';
+}
+
+/**
+ * A dialect's tags per field, replacing the spec's list for that field (the list says where
+ * the spec's tags still count). Tags are lower-case; `child@attr` is an attribute of a child
+ * element, `child/grandchild@attr` of a grandchild, `child/grandchild[name]` a grandchild by
+ * its `name` attribute (Ceneo's `attrs/a[@name]`).
  */
 const DIALECT_TAGS: Record<Dialect, Partial<Record<ProductField, readonly string[]>>> = {
   generic: {},
-  yml: { availability: ['available'], currency: ['currencyid'], brand: ['vendor'], sku: ['vendorcode'] },
-  google: { ean: ['gtin'], image_url: ['image_link'], categories: ['product_type'] },
+  // YML: `available` attribute, `currencyId`, `vendor`; `vendorCode` is the sku (the offer id
+  // stays xml_id). `oldprice`, `categoryId` and vendor.model names are handled by the mapper.
+  yml: {
+    sku: ['vendorcode', 'sku', 'code', 'id'],
+    availability: ['availability', 'in_stock', 'available'],
+    currency: ['currency', 'currencyid'],
+    brand: ['brand', 'manufacturer', 'vendor'],
+  },
+  // Google Merchant RSS and Atom (and Meta catalogs): `g:mpn` is the sku, `g:gtin` the ean,
+  // `g:product_type` the category path; Atom's `<link href>` the URL when the link has no text.
+  google: {
+    sku: ['sku', 'mpn', 'code', 'id'],
+    ean: ['ean', 'ean13', 'barcode', 'gtin'],
+    image_url: ['image', 'image_url', 'picture', 'image_link'],
+    external_url: ['url', 'link', 'link@href', 'product_url'],
+    categories: ['categories/category', 'category', 'product_type'],
+  },
+  heureka: {
+    xml_id: ['item_id', 'id', 'xml_id', 'external_id'],
+    external_id: ['external_id'],
+    sku: ['productno', 'sku', 'code'],
+    name: ['productname', 'product', 'name', 'title'],
+    image_url: ['imgurl', 'image'],
+    price: ['price_vat', 'price'],
+    categories: ['categorytext'],
+    delivery_info: ['delivery_date', 'delivery'],
+    availability: [],
+  },
+  ceneo: {
+    xml_id: ['id'],
+    external_id: ['external_id'],
+    sku: ['attrs/a[kod_producenta]', 'attrs/a[sku]', 'sku', 'code'],
+    ean: ['attrs/a[ean]', 'ean'],
+    brand: ['attrs/a[producent]', 'brand', 'manufacturer'],
+    description: ['desc', 'description'],
+    image_url: ['imgs/main@url', 'image'],
+    categories: ['cat'],
+    availability: [],
+  },
+  skroutz: {
+    sku: ['mpn', 'sku'],
+    ean: ['ean', 'barcode', 'ean13'],
+    price: ['price_with_vat', 'price'],
+    availability: ['instock'],
+    delivery_info: ['availability', 'delivery'],
+  },
+};
+
+/** How a dialect writes a category path (split on this), and the currency its prices are in when unstated. */
+export const DIALECT_RULES: Record<Dialect, { pathSeparator: string; currency: string | null }> = {
+  generic: { pathSeparator: '>', currency: null },
+  yml: { pathSeparator: '>', currency: null },
+  google: { pathSeparator: '>', currency: null },
+  heureka: { pathSeparator: '|', currency: null },
+  ceneo: { pathSeparator: '/', currency: 'PLN' },
+  skroutz: { pathSeparator: '>', currency: 'EUR' },
 };
 
 /** Field → the tags to try, in order (lower-case). */
@@ -88,7 +181,7 @@ export const tagKey = (name: string) => name.toLowerCase();
 
 export function resolveMapping(dialect: Dialect, overrides: FieldMapping | null | undefined): ResolvedMapping {
   const out = {} as Record<ProductField, readonly string[]>;
-  for (const { field, tags } of SPEC_MAPPING) out[field] = [...tags, ...(DIALECT_TAGS[dialect][field] ?? [])];
+  for (const { field, tags } of SPEC_MAPPING) out[field] = DIALECT_TAGS[dialect][field] ?? tags;
   for (const [field, tag] of Object.entries(overrides ?? {})) out[field as ProductField] = [tagKey(tag)];
   return out;
 }

@@ -65,8 +65,8 @@ describe('feed reading', () => {
     assert.equal(byKey(list).get('xml_id:1003')!.price, '1299.5000');
     const skipped = r.mapped.filter((m) => !m.ok).map((m) => (m.ok ? undefined : m.error));
     assert.deepEqual(skipped, [
-      { line: 40, key: 'catalog.item_no_name' },
-      { line: 44, key: 'catalog.item_no_key' },
+      { line: 40, column: 13, item: 4, key: 'catalog.item_no_name' },
+      { line: 44, column: 13, item: 5, key: 'catalog.item_no_key' },
     ]);
   });
 
@@ -209,9 +209,10 @@ describe('feed reading', () => {
     assert.equal(capped.namespaceBindings, MAX_GOOGLE_PREFIXES);
   });
 
-  it('refuses an encoding it does not read', async () => {
-    const err = await failure(readText('<?xml version="1.0" encoding="KOI8-R"?><products/>'));
+  it('refuses an encoding the decoder does not know, by name', async () => {
+    const err = await failure(readText('<?xml version="1.0" encoding="X-MAC-KLINGON"?><products/>'));
     assert.equal(err.key, 'catalog.feed_encoding');
+    assert.equal(err.params.encoding, 'X-MAC-KLINGON');
     assert.equal(sniffEncoding(Buffer.from('<?xml version="1.0" encoding="ISO-8859-13"?>')).encoding, 'iso885913');
   });
 });

@@ -1,15 +1,18 @@
 // Items out of a feed's text, streaming: saxes (docs/decisions.md "XML feed parser") fed
-// chunk by chunk; nothing but the item being read is kept. An item is the first recognised
-// repeating element (product, item, offer — with whatever parent) and every later element of
-// the same name under a parent of the same name. Its tags are its own attributes, then its
-// child elements (text content) and grandchildren as `child/grandchild`.
+// chunk by chunk; nothing but the item being read is kept. An item is the first element the
+// document's structure makes one (feed-format.ts isItemName: product, item, offer, SHOPITEM,
+// feed/entry, offers/o — names matched case-sensitively, so a field is never an item) and
+// every later element of the same name under a parent of the same name. Its tags are its own
+// attributes, then its child elements (text content) and their attributes (`child@attr`),
+// grandchildren as `child/grandchild` (with `child/grandchild@attr`, and
+// `child/grandchild[name]` for one carrying a `name` attribute, as Ceneo's `attrs/a`).
 //
 // Hostile input stops the parse with a FeedError (line and column): a DOCTYPE declaring
 // entities (XXE, billion laughs — nothing is expanded or fetched, saxes knows only the five
 // predefined entities anyway), one construct (a text node, a comment, a DOCTYPE) longer than
 // MAX_CONSTRUCT_CHARS that saxes would have to buffer whole, or nesting deeper than MAX_DEPTH.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { GOOGLE_NS, ITEM_NAMES, tagKey, type Dialect } from './feed-format.js';
+import { detectDialect, GOOGLE_NS, isItemName, tagKey, type Dialect } from './feed-format.js';
 
 /** An expected failure of a feed (malformed, hostile, too big, unreachable), with its position when known. */
 export class FeedError extends Error {
@@ -28,6 +31,8 @@ export interface RawItem {
   /** Line of the item's start tag. */
   line: number;
   column: number;
+  /** 1-based index of the item in the feed (set when the item is complete). */
+  index: number;
   /** Tag (lower-case; `child/grandchild` for nested) → values in document order. */
   tags: Map<string, string[]>;
   /** Over MAX_ITEM_CHARS of text: the values are incomplete and the item is refused. */
@@ -45,7 +50,7 @@ export interface CategoryDefinition {
 export interface FeedParserHandlers {
   item(item: RawItem): void;
   category?(definition: CategoryDefinition): void;
-  /** Once the root element is open (the dialect is known). */
+  /** Once the item element is found (the dialect is known), before the first item. */
   root?(dialect: Dialect): void;
 }
 
@@ -74,6 +79,9 @@ export class FeedParser {
   /** Per open element (parallel to `names`): the Google bindings it changed, to undo at its close. */
   private readonly scopes: Array<Array<[prefix: string, wasGoogle: boolean]> | undefined> = [];
   private dialect: Dialect = 'generic';
+  private rootName = '';
+  /** Google's namespace was declared on the root element. */
+  private rootGoogle = false;
   /** The item element as first found: its name and its parent's name. */
   private itemName: string | undefined;
   private itemParent: string | null | undefined;
@@ -116,7 +124,13 @@ export class FeedParser {
     if (this.itemName === undefined) return null;
     const name = this.local(this.itemName);
     const parent = this.itemParent === null || this.itemParent === undefined ? null : this.local(this.itemParent);
-    return parent !== null && parent.toLowerCase() === `${name.toLowerCase()}s` ? `${parent}/${name}` : name;
+    const paired = parent !== null && (parent.toLowerCase() === `${name.toLowerCase()}s` || name === 'SHOPITEM' || name === 'o' || name === 'entry');
+    return paired ? `${parent}/${name}` : name;
+  }
+
+  /** The feed's dialect (generic until the item element is found). */
+  get feedDialect(): Dialect {
+    return this.dialect;
   }
 
   write(text: string): void {
@@ -161,15 +175,23 @@ export class FeedParser {
     const attributes = node.attributes as Record<string, string>;
     this.scopes.push(this.declare(attributes));
     if (parent === null) {
-      this.dialect = this.rootDialect(node.name);
-      this.handlers.root?.(this.dialect);
+      this.rootName = this.local(node.name);
+      // Called at the root's open tag, whose declarations are the only ones in scope.
+      this.rootGoogle = this.googlePrefixes.size > 0;
     }
 
     if (this.item) {
       const rel = names.length - this.itemDepth;
-      if (rel === 1) this.child = { key: this.key(node.name), text: '', nested: false };
-      else if (rel >= 2 && this.child) this.child.nested = true;
-      if (rel === 2 && this.child) this.grandchild = { key: `${this.child.key}/${this.key(node.name)}`, text: '' };
+      if (rel === 1) {
+        this.child = { key: this.key(node.name), text: '', nested: false };
+        this.attributeTags(this.child.key, node.name, attributes);
+      } else if (rel >= 2 && this.child) this.child.nested = true;
+      if (rel === 2 && this.child) {
+        const key = `${this.child.key}/${this.key(node.name)}`;
+        this.attributeTags(key, `${names[names.length - 2]!}/${node.name}`, attributes);
+        const named = attributes.name;
+        this.grandchild = { key: named === undefined ? key : `${key}[${tagKey(named.trim().replace(/\s+/g, '_').slice(0, 100))}]`, text: '' };
+      }
       return;
     }
     if (this.isItemStart(node.name, parent)) {
@@ -182,7 +204,7 @@ export class FeedParser {
         if (list) list.push(attributes[name]!);
         else tags.set(key, [attributes[name]!]);
       }
-      this.item = { line: p.line, column: p.column, tags, oversize: false };
+      this.item = { line: p.line, column: p.column, index: 0, tags, oversize: false };
       this.itemDepth = names.length;
       this.itemChars = 0;
       return;
@@ -223,21 +245,31 @@ export class FeedParser {
     }
   }
 
+  /** A child's or grandchild's attributes as `key@attr` tags (namespace declarations aside). */
+  private attributeTags(key: string, name: string, attributes: Record<string, string>): void {
+    for (const attr in attributes) {
+      if (attr === 'xmlns' || attr.startsWith('xmlns:')) continue;
+      const value = attributes[attr]!;
+      this.itemChars += value.length;
+      if (this.itemChars > MAX_ITEM_CHARS) {
+        this.item!.oversize = true;
+        return;
+      }
+      this.push(`${key}@${this.key(attr)}`, `${name}@${attr}`, value);
+    }
+  }
+
   private isItemStart(name: string, parent: string | null): boolean {
     if (this.itemName === undefined) {
-      if (!ITEM_NAMES.has(this.local(name).toLowerCase())) return false;
+      const local = this.local(name);
+      if (!isItemName(local, parent === null ? null : this.local(parent))) return false;
       this.itemName = name;
       this.itemParent = parent;
+      this.dialect = detectDialect(this.rootName, local, this.rootGoogle || this.googlePrefixes.size > 0);
+      this.handlers.root?.(this.dialect);
       return true;
     }
     return name === this.itemName && parent === this.itemParent;
-  }
-
-  private rootDialect(name: string): Dialect {
-    if (name.toLowerCase() === 'yml_catalog') return 'yml';
-    // Called at the root's open tag, whose declarations are the only ones in scope.
-    if (this.googlePrefixes.size > 0) return 'google';
-    return 'generic';
   }
 
   private text(text: string): void {
@@ -257,6 +289,7 @@ export class FeedParser {
   }
 
   private push(key: string, name: string, text: string): void {
+    if (this.item!.oversize) return;
     const value = text.trim();
     if (value === '') return;
     this.noteTag(key, name);
@@ -284,6 +317,7 @@ export class FeedParser {
         const item = this.item;
         this.item = undefined;
         this.itemsFound++;
+        item.index = this.itemsFound;
         names.pop();
         this.undeclare();
         this.handlers.item(item);

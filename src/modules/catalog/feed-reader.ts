@@ -1,37 +1,24 @@
 // A feed's bytes → its text, streaming: gzip (by its magic bytes, whatever the file name or
 // content type said) through zlib, the size limit counted on the decompressed bytes (a
 // gzip bomb stops at the limit, not at the end of memory), and the character encoding from
-// the byte-order mark or the XML declaration, decoded by iconv-lite. Supported: UTF-8,
-// UTF-16 (LE/BE), ISO-8859-1, ISO-8859-13, windows-1252, windows-1257 (and US-ASCII).
+// the byte-order mark or the XML declaration, decoded by iconv-lite: any encoding it knows
+// (UTF-8, UTF-16, ISO-8859-x, windows-125x, KOI8-R/-U, …); an unknown one is refused by name.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import iconv from 'iconv-lite';
 import { FeedError } from './feed-parser.js';
 
-/** Encodings a feed may declare, by their label with case and punctuation removed → iconv-lite's name. */
-const SUPPORTED: Record<string, string> = {
-  utf8: 'utf8',
-  usascii: 'utf8',
-  ascii: 'utf8',
-  utf16: 'utf16',
-  utf16le: 'utf16le',
-  utf16be: 'utf16be',
-  iso88591: 'iso88591',
-  latin1: 'iso88591',
-  l1: 'iso88591',
-  iso885913: 'iso885913',
-  latin7: 'iso885913',
-  windows1252: 'windows1252',
-  cp1252: 'windows1252',
-  windows1257: 'windows1257',
-  cp1257: 'windows1257',
-};
+/** Labels iconv-lite would read differently from what the declaration means. */
+const ALIASES: Record<string, string> = { usascii: 'utf8', ascii: 'utf8' };
+/** Names iconv-lite knows that are not character encodings of text. */
+const NOT_TEXT = new Set(['base64', 'hex', 'binary']);
 
-/** The encoding label a feed declared, checked against what we read. */
+/** The encoding label a feed declared → iconv-lite's name; FeedError naming it when unknown. */
 export function encodingFor(label: string): string {
-  const name = SUPPORTED[label.toLowerCase().replace(/[^a-z0-9]/g, '')];
-  if (!name || !iconv.encodingExists(name)) throw new FeedError('catalog.feed_encoding', { encoding: label.slice(0, 40) }, 1, 1);
+  const normalised = label.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const name = ALIASES[normalised] ?? normalised;
+  if (name === '' || NOT_TEXT.has(name) || !iconv.encodingExists(name)) throw new FeedError('catalog.feed_encoding', { encoding: label.slice(0, 40) }, 1, 1);
   return name;
 }
 
@@ -50,6 +37,37 @@ export function sniffEncoding(head: Buffer): { encoding: string; bomBytes: numbe
   const start = head.subarray(0, HEAD_BYTES).toString('latin1');
   const decl = /^\s*<\?xml\s[^>]*?encoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1/.exec(start);
   return { encoding: decl ? encodingFor(decl[2]!) : 'utf8', bomBytes: 0 };
+}
+
+/** Bytes looked at to tell a feed that declares a single-byte encoding but is written in UTF-8. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * A feed that declares a single-byte encoding (windows-1251, …) but whose first bytes are
+ * non-ASCII and valid UTF-8 is UTF-8 (a common mistake of hand-made feeds: text in one
+ * single-byte encoding is practically never valid UTF-8 once it has letters beyond ASCII).
+ */
+export function mislabelledUtf8(head: Buffer, declared: string): boolean {
+  if (declared.startsWith('utf')) return false;
+  let end = Math.min(head.length, SNIFF_BYTES);
+  let nonAscii = false;
+  for (let i = 0; i < end; i++) {
+    if (head[i]! >= 0x80) {
+      nonAscii = true;
+      break;
+    }
+  }
+  if (!nonAscii) return false;
+  // Do not judge a character cut at the end of the sample.
+  let back = 0;
+  while (back < 3 && end - back - 1 >= 0 && (head[end - back - 1]! & 0xc0) === 0x80) back++;
+  if (end - back - 1 >= 0 && head[end - back - 1]! >= 0xc0) end = end - back - 1;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, end));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface FeedTextOptions {
@@ -122,8 +140,9 @@ async function* decompressed(source: AsyncIterable<Buffer>, signal: AbortSignal 
  */
 export async function* feedText(source: AsyncIterable<Buffer>, opts: FeedTextOptions): AsyncGenerator<string> {
   const bytes = limited(decompressed(source, opts.signal), opts.maxBytes);
-  const { head, all } = await peek(bytes, HEAD_BYTES);
-  const { encoding } = sniffEncoding(head);
+  const { head, all } = await peek(bytes, SNIFF_BYTES);
+  const sniffed = sniffEncoding(head).encoding;
+  const encoding = mislabelledUtf8(head, sniffed) ? 'utf8' : sniffed;
   // The decoder drops a byte-order mark itself.
   const decoder = iconv.getDecoder(encoding, { stripBOM: true });
   for await (const chunk of all) {

@@ -87,6 +87,14 @@ export class ImportWorker extends OutboxWorker<ImportRow> {
   }
 }
 
+/** An item read and mapped, waiting for its batch: where it is in the feed, and what it became. */
+interface PendingItem {
+  line: number;
+  column: number;
+  item: number;
+  result: MapResult;
+}
+
 /** Category keys → ids, filled as batches commit. */
 type CategoryIds = Map<string, number>;
 
@@ -96,7 +104,7 @@ class ImportRun {
   private readonly lost = new AbortController();
   private readonly signal: AbortSignal;
   /** Items read and mapped, not yet written (mapped at once: the parsed item is garbage young). */
-  private readonly pending: Array<{ line: number; result: MapResult }> = [];
+  private readonly pending: PendingItem[] = [];
   private readonly definitions = new Map<string, CategoryDefinition>();
   private definitionsWritten = 0;
   private readonly categoryIds: CategoryIds = new Map();
@@ -163,7 +171,12 @@ class ImportRun {
         return;
       }
       if (err instanceof FeedError) {
-        await this.finishFailed({ line: err.line, key: err.key, params: { ...err.params, ...(err.line !== null ? { line: err.line, column: err.column ?? 0 } : {}) } });
+        await this.finishFailed({
+          line: err.line,
+          column: err.column,
+          key: err.key,
+          params: { ...err.params, ...(err.line !== null ? { line: err.line, column: err.column ?? 0 } : {}) },
+        });
         return;
       }
       this.opts.log?.error({ err, import_id: row.id }, 'catalog import: unexpected failure; the import is retried when its lease runs out');
@@ -225,7 +238,8 @@ class ImportRun {
         index++;
         if (index <= resumeAfter) return;
         this.mapping ??= resolveMapping(this.dialect, this.row.mapping);
-        this.pending.push({ line: raw.line, result: mapItem(raw, this.mapping, this.dialect) });
+        const result = mapItem(raw, this.mapping, this.dialect, { knownCategory: (id) => this.definitions.has(id) });
+        this.pending.push({ line: raw.line, column: raw.column, item: raw.index, result });
       },
       category: (def) => {
         if (!this.definitions.has(def.id)) this.definitions.set(def.id, def);
@@ -266,7 +280,7 @@ class ImportRun {
   }
 
   /** The categories an item names → the category rows to make sure of (parents first). */
-  private categoryRows(refs: CategoryRef[], line: number, want: Map<string, { key: string; name: string; parentKey: string | null; path: string }>): string[] {
+  private categoryRows(refs: CategoryRef[], want: Map<string, { key: string; name: string; parentKey: string | null; path: string }>): string[] {
     const keys: string[] = [];
     for (const ref of refs) {
       if (ref.path) {
@@ -279,11 +293,7 @@ class ImportRun {
         }
         keys.push(ref.key);
       } else {
-        const id = ref.key.slice(3);
-        if (!this.definitions.has(id) && !this.categoryIds.has(ref.key)) {
-          this.addError({ line, key: 'catalog.item_unknown_category', params: { id: id.slice(0, 50) } });
-          continue;
-        }
+        // The mapper reported and dropped ids not defined before the item (knownCategory).
         keys.push(ref.key);
       }
     }
@@ -311,13 +321,13 @@ class ImportRun {
     this.definitionsWritten = this.definitions.size;
   }
 
-  private async writeBatch(items: Array<{ line: number; result: MapResult }>, final: boolean): Promise<void> {
+  private async writeBatch(items: PendingItem[], final: boolean): Promise<void> {
     const { row } = this;
-    const products: Array<{ product: MappedProduct; line: number; categoryKeys: string[] }> = [];
+    const products: Array<{ product: MappedProduct; at: Pick<PendingItem, 'line' | 'column' | 'item'>; categoryKeys: string[] }> = [];
     const byKey = new Map<string, number>();
     const want = new Map<string, { key: string; name: string; parentKey: string | null; path: string }>();
     this.definitionRows(want);
-    for (const { line, result } of items) {
+    for (const { line, column, item, result } of items) {
       this.counts.itemsSeen++;
       if (!result.ok) {
         this.counts.skipped++;
@@ -329,11 +339,11 @@ class ImportRun {
       const earlier = byKey.get(key);
       if (earlier !== undefined) {
         this.counts.skipped++;
-        this.addError({ line, key: 'catalog.item_duplicate', params: { key: key.slice(0, 100) } });
+        this.addError({ line, column, item, key: 'catalog.item_duplicate', params: { key: key.slice(0, 100) } });
         continue;
       }
       byKey.set(key, products.length);
-      products.push({ product: result.product, line, categoryKeys: this.categoryRows(result.product.categories, line, want) });
+      products.push({ product: result.product, at: { line, column, item }, categoryKeys: this.categoryRows(result.product.categories, want) });
     }
 
     const newIds = await this.database.db.transaction(async (tx) => {
@@ -355,7 +365,7 @@ class ImportRun {
         const e = existing.get(p.product.importKey)!;
         if (e.last_import_id === row.id) {
           this.counts.skipped++;
-          this.addError({ line: p.line, key: 'catalog.item_duplicate', params: { key: p.product.importKey.slice(0, 100) } });
+          this.addError({ ...p.at, key: 'catalog.item_duplicate', params: { key: p.product.importKey.slice(0, 100) } });
         } else if (e.content_hash !== p.product.hash || !e.is_active) changed.push(p);
         else unchangedIds.push(e.id);
       }
@@ -408,14 +418,30 @@ class ImportRun {
     return catalog.upsertCategories(tx, this.row.partnerId, rows, this.categoryIds);
   }
 
-  /** The last batch's transaction: replace mode's deactivation, the final counters, the feed's validators. */
+  /**
+   * The last batch's transaction: replace mode's deactivation, the final counters, the feed's
+   * validators. The replace guard (DESIGN.md §9): nothing is deactivated when the feed gave no
+   * accepted item, nor — unless the request allowed it — when more than half of the products
+   * that were active before this import would be (those it missed, plus those it saw again).
+   */
   private async finishIn(tx: Tx): Promise<void> {
     const { row } = this;
     let deactivated = 0;
     if (row.mode === 'replace') {
-      const ids = await catalog.deactivateUnseen(tx, row.partnerId, row.id);
-      if (ids.length > 0) await this.opts.offers.end(tx, row.partnerId, ids);
-      deactivated = ids.length;
+      const seenAgain = this.counts.updated + this.counts.unchanged;
+      if (this.counts.created + seenAgain === 0) {
+        this.addError({ line: null, key: 'catalog.replace_nothing_accepted' });
+      } else {
+        const unseen = await catalog.countUnseen(tx, row.partnerId, row.id);
+        const total = unseen + seenAgain;
+        if (unseen > 0 && unseen * 2 > total && !row.allowMassDeactivation) {
+          this.addError({ line: null, key: 'catalog.replace_mass_deactivation', params: { count: unseen, total } });
+        } else if (unseen > 0) {
+          const ids = await catalog.deactivateUnseen(tx, row.partnerId, row.id);
+          if (ids.length > 0) await this.opts.offers.end(tx, row.partnerId, ids);
+          deactivated = ids.length;
+        }
+      }
     }
     await this.finish(tx, 'completed', deactivated);
     if (row.feedId !== null && this.validators) await imports.setFeedValidators(tx, row.feedId, this.validators.etag, this.validators.lastModified);

@@ -24,6 +24,7 @@ export interface NewImport {
   fileKey?: string | null;
   mode: ImportMode;
   mapping: FieldMapping | null;
+  allowMassDeactivation?: boolean;
 }
 
 export interface Checkpoint {
@@ -211,7 +212,7 @@ export const importsRepository = {
   /** Creates the feed, or updates the partner's feed of this URL; runs first now (the caller's import). */
   async upsertFeed(
     tx: Tx,
-    values: { partnerId: number; url: string; mode: ImportMode; mapping: FieldMapping | null; everyMinutes: number },
+    values: { partnerId: number; url: string; mode: ImportMode; mapping: FieldMapping | null; allowMassDeactivation: boolean; everyMinutes: number },
   ): Promise<FeedRow> {
     const [row] = await tx
       .insert(catalogFeeds)
@@ -221,6 +222,7 @@ export const importsRepository = {
         set: {
           mode: values.mode,
           mapping: values.mapping,
+          allowMassDeactivation: values.allowMassDeactivation,
           everyMinutes: values.everyMinutes,
           nextRunAt: msFromNow(values.everyMinutes * 60_000),
           lastRunAt: sql`now()`,
@@ -275,14 +277,23 @@ export const importsRepository = {
     return db.transaction(async (tx) => {
       const due = rowsOf<FeedRow & { busy: boolean }>(
         await tx.execute(sql`
-          select f.id, f.partner_id, f.url, f.mode, f.mapping, f.every_minutes,
+          select f.id, f.partner_id, f.url, f.mode, f.mapping, f.allow_mass_deactivation, f.every_minutes,
             exists (select 1 from ${catalogImports} i where i.feed_id = f.id and i.status in ('queued', 'running')) as busy
           from ${catalogFeeds} f
           where f.next_run_at <= now()
           order by f.next_run_at
           limit ${limit}
           for update of f skip locked`),
-      ) as unknown as Array<{ id: number; partner_id: number; url: string; mode: ImportMode; mapping: FieldMapping | null; every_minutes: number; busy: boolean }>;
+      ) as unknown as Array<{
+        id: number;
+        partner_id: number;
+        url: string;
+        mode: ImportMode;
+        mapping: FieldMapping | null;
+        allow_mass_deactivation: boolean;
+        every_minutes: number;
+        busy: boolean;
+      }>;
       const queued: ImportRow[] = [];
       for (const feed of due) {
         await tx
@@ -297,6 +308,7 @@ export const importsRepository = {
           url: feed.url,
           mode: feed.mode,
           mapping: feed.mapping,
+          allowMassDeactivation: feed.allow_mass_deactivation,
         });
         await importsRepository.setFeedLastImport(tx, feed.id, row.id);
         queued.push(row);

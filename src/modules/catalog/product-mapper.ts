@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { formatAmount, parseAmount } from '../../shared/money.js';
 import type { StoredImportError } from './catalog.tables.js';
-import type { Dialect, ProductField, ResolvedMapping } from './feed-format.js';
+import { DIALECT_RULES, type Dialect, type ProductField, type ResolvedMapping } from './feed-format.js';
 import type { RawItem } from './feed-parser.js';
 
 /** A category an item names: by a feed category id (`id:5`) or by its path of names. */
@@ -113,21 +113,39 @@ function parseQuantity(text: string): number | undefined {
   return Number.parseInt(s, 10);
 }
 
-/** "Electronics > Phones" → ["Electronics", "Phones"]; a name with no ">" is a root category. */
-export function categoryPath(text: string): string[] {
+/** Single-line text: white space (line breaks included) collapsed to one space, trimmed. */
+export const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** "Electronics > Phones" → ["Electronics", "Phones"]; a name with no separator is a root category. */
+export function categoryPath(text: string, separator = '>'): string[] {
   return text
-    .split('>')
-    .map((s) => s.trim().replace(/\s+/g, ' '))
+    .split(separator)
+    .map(collapse)
     .filter((s) => s !== '')
     .map((s) => s.slice(0, 255));
 }
 
-const error = (line: number, key: string, params?: Record<string, string | number>): StoredImportError =>
-  params ? { line, key, params } : { line, key };
+/** Fields written on one line: white space collapsed (descriptions keep their line breaks). */
+const SINGLE_LINE = new Set<ProductField>(['xml_id', 'external_id', 'sku', 'ean', 'name', 'brand', 'model', 'weight', 'color', 'size']);
+/** Ceneo's `avail`: 1 in stock, 3 / 7 / 14 days to ship; 90 (to order) and 99 (unknown) are not in stock. */
+const CENEO_IN_STOCK = new Set(['1', '3', '7', '14']);
 
-export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect): MapResult {
+export interface MapOptions {
+  /** Whether a category id (YML `categoryId`) is defined in the feed so far; an undefined one is reported and not linked. */
+  knownCategory?(id: string): boolean;
+}
+
+export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect, opts: MapOptions = {}): MapResult {
   const line = raw.line;
+  const error = (_line: number, key: string, params?: Record<string, string | number>): StoredImportError => ({
+    line: raw.line,
+    column: raw.column,
+    item: raw.index,
+    key,
+    ...(params ? { params } : {}),
+  });
   if (raw.oversize) return { ok: false, error: error(line, 'catalog.item_too_large', { limit: 1024 * 1024 }) };
+  const rules = DIALECT_RULES[dialect];
   const used: Partial<Record<ProductField, string>> = {};
   const first = (field: ProductField): string | null => {
     for (const tag of mapping[field]) {
@@ -146,25 +164,46 @@ export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect
     'xml_id', 'external_id', 'sku', 'ean', 'name', 'description', 'brand', 'model', 'image_url', 'external_url',
     'weight', 'color', 'size', 'delivery_info', 'warranty_info',
   ] as const) {
-    const value = first(field);
+    const found = first(field);
+    const value = found !== null && SINGLE_LINE.has(field) ? collapse(found) : found;
     const limit = TEXT_LIMITS[field] ?? DEFAULT_TEXT_LIMIT;
     if (value !== null && value.length > limit) return { ok: false, error: error(line, 'catalog.item_value_too_long', { field, limit }) };
-    text[field] = value;
+    text[field] = value === '' ? null : value;
+  }
+  // YML `type="vendor.model"` offers need no <name>: "typePrefix vendor model".
+  if (!text.name && dialect === 'yml' && raw.tags.get('type')?.[0] === 'vendor.model') {
+    const parts = [raw.tags.get('typeprefix')?.[0], raw.tags.get('vendor')?.[0], raw.tags.get('model')?.[0]]
+      .filter((v): v is string => v !== undefined)
+      .map(collapse)
+      .filter((v) => v !== '');
+    if (parts.length > 0) {
+      const composed = parts.join(' ');
+      if (composed.length > (TEXT_LIMITS.name ?? DEFAULT_TEXT_LIMIT)) return { ok: false, error: error(line, 'catalog.item_value_too_long', { field: 'name', limit: TEXT_LIMITS.name ?? DEFAULT_TEXT_LIMIT }) };
+      text.name = composed;
+      used.name = 'vendor.model';
+    }
   }
   const name = text.name;
   if (!name) return { ok: false, error: error(line, 'catalog.item_no_name') };
   const keyField = KEY_FIELDS.find((f) => text[f]);
   if (!keyField) return { ok: false, error: error(line, 'catalog.item_no_key') };
 
-  // Prices: YML writes the current price as `price` and the one before the discount as `oldprice`.
+  // Prices: YML writes the current price as `price` and the one before the discount as
+  // `oldprice`: the regular price only when above `price` (otherwise ignored, with a warning).
   let priceText = first('price');
   let discountText = first('discounted_price');
   const old = dialect === 'yml' && !mapping.price.includes('oldprice') ? raw.tags.get('oldprice')?.[0] : undefined;
   if (old !== undefined && discountText === null && priceText !== null) {
-    discountText = priceText;
-    priceText = old;
-    used.price = 'oldprice';
-    used.discounted_price = mapping.price[0];
+    const oldParsed = parsePrice(old);
+    const current = parsePrice(priceText);
+    if (!('error' in oldParsed) && !('error' in current) && parseAmount(oldParsed.amount)! > parseAmount(current.amount)!) {
+      discountText = priceText;
+      priceText = old;
+      used.discounted_price = used.price;
+      used.price = 'oldprice';
+    } else {
+      warnings.push(error(line, 'catalog.item_oldprice_ignored', { oldprice: old.slice(0, 50), price: priceText.slice(0, 50) }));
+    }
   }
   let currency: string | null = null;
   const readPrice = (field: 'price' | 'discounted_price', value: string | null): string | null | StoredImportError => {
@@ -197,6 +236,9 @@ export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect
   }
   // Not stated: available if in stock (when the stock is given), else available.
   let availability = stock === null ? true : stock > 0;
+  // Heureka: DELIVERY_DATE 0 is in stock (a number of days or a date is not); Ceneo: the `avail` code.
+  const dialectStock = dialect === 'heureka' ? raw.tags.get('delivery_date')?.[0] : dialect === 'ceneo' ? raw.tags.get('avail')?.[0] : undefined;
+  if (dialectStock !== undefined) availability = dialect === 'heureka' ? dialectStock.trim() === '0' : CENEO_IN_STOCK.has(dialectStock.trim());
   const availabilityText = first('availability');
   if (availabilityText !== null) {
     const flag = parseFlag(availabilityText);
@@ -223,13 +265,20 @@ export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect
     if (!values || values.length === 0) continue;
     used.categories = tag;
     for (const value of values) {
-      const path = categoryPath(value);
+      const path = categoryPath(value, rules.pathSeparator);
       if (path.length > 0) addCategory({ key: `path:${path.join(' > ')}`, path });
     }
     break;
   }
   // A category defined in the feed's categories block, by id (YML categoryId).
-  for (const id of raw.tags.get('categoryid') ?? []) addCategory({ key: `id:${id}` });
+  for (const id of raw.tags.get('categoryid') ?? []) {
+    if (opts.knownCategory && !opts.knownCategory(id)) {
+      warnings.push(error(line, 'catalog.item_unknown_category', { id: id.slice(0, 50) }));
+      continue;
+    }
+    addCategory({ key: `id:${id}` });
+  }
+  currency ??= rules.currency;
 
   const product: Omit<MappedProduct, 'hash'> = {
     importKey: `${keyField}:${text[keyField]}`,

@@ -43,6 +43,7 @@ const fileBody = (description: string, extra: Record<string, unknown> = {}) => (
         properties: {
           file: { type: 'string', format: 'binary', description: 'The feed (.xml or .xml.gz)' },
           mode: { type: 'string', enum: ['upsert', 'replace'] },
+          allow_mass_deactivation: { type: 'string', enum: ['true', 'false'] },
           mapping: { type: 'string', description: 'JSON object field → tag' },
         },
         required: ['file'],
@@ -61,12 +62,20 @@ function checkMode(value: unknown, errors: FieldErrors): ImportMode {
   return 'upsert';
 }
 
-/** mode and mapping of an upload: form fields, or the query string for a raw body. */
-function uploadOptions(upload: Upload, query: { mode?: string; mapping?: string }): { options: ImportOptions; errors: FieldErrors } {
+function checkAllow(value: unknown, errors: FieldErrors): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === false) return false;
+  if (value === 'true' || value === true) return true;
+  addFieldError(errors, 'allow_mass_deactivation', 'validation.enum', { values: 'true, false' });
+  return false;
+}
+
+/** mode, mapping and allow_mass_deactivation of an upload: form fields, or the query string for a raw body. */
+function uploadOptions(upload: Upload, query: { mode?: string; mapping?: string; allow_mass_deactivation?: string }): { options: ImportOptions; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const mode = checkMode(upload.fields.mode ?? query.mode, errors);
   const mapping = checkMapping(upload.fields.mapping ?? query.mapping, errors);
-  return { options: { mode, mapping }, errors };
+  const allowMassDeactivation = checkAllow(upload.fields.allow_mass_deactivation ?? query.allow_mass_deactivation, errors);
+  return { options: { mode, mapping, allowMassDeactivation }, errors };
 }
 
 export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportService; idempotency: Idempotency }> = async (
@@ -110,6 +119,7 @@ export const xmlImportRoutes: FastifyPluginAsyncTypebox<{ imports: XmlImportServ
         row = await imports.queueFromUrl(tx, partnerId, req.body.url, {
           mode: req.body.mode ?? 'upsert',
           mapping,
+          allowMassDeactivation: req.body.allow_mass_deactivation ?? false,
           ...(req.body.every_minutes !== undefined ? { everyMinutes: req.body.every_minutes } : {}),
         });
         return { status: 202, body: queued(req, row) };

@@ -1,6 +1,7 @@
 // XML feed imports (DESIGN.md §9): queueing them (from a URL, optionally kept as a feed
 // re-imported every N minutes, or from an uploaded file), their history and statistics,
 // feed subscriptions, the synchronous validation, and the worker that runs them.
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Database, Executor, Tx } from '../../infra/db/index.js';
 import type { FileStore, StoredFile } from '../../infra/files.js';
@@ -35,7 +36,15 @@ export interface ImportRecordView {
   deactivated: number;
   skipped: number;
   errors_count: number;
-  errors: Array<{ line: number | null; message: string }>;
+  errors: ProblemView[];
+}
+
+/** An error or warning as shown: where (line, column, 1-based item index) and what. */
+export interface ProblemView {
+  line: number | null;
+  column: number | null;
+  item: number | null;
+  message: string;
 }
 
 export interface FeedView {
@@ -43,6 +52,7 @@ export interface FeedView {
   url: string;
   mode: ImportMode;
   mapping: FieldMapping | null;
+  allow_mass_deactivation: boolean;
   every_minutes: number;
   next_run_at: string;
   last_run_at: string | null;
@@ -67,13 +77,15 @@ export interface ValidationView {
   items_found: number;
   fields: Record<string, string>;
   unmapped_tags: string[];
-  errors: Array<{ line: number | null; column: number | null; message: string }>;
+  errors: ProblemView[];
   sample: Array<Record<string, unknown>>;
 }
 
 export interface ImportOptions {
   mapping: FieldMapping | null;
   mode: ImportMode;
+  /** Replace mode may deactivate more than half of the active products (DESIGN.md §9). */
+  allowMassDeactivation: boolean;
 }
 
 export interface XmlImportOptions {
@@ -92,10 +104,34 @@ export interface XmlImportOptions {
 }
 
 const MAX_VALIDATION_ERRORS = 100;
+/** Distinct keys validate remembers to find a repeated one (as 16-character digests, so bounded in memory). */
+const MAX_VALIDATION_KEYS = 1_000_000;
+/** Tags the mapper reads beyond the mapping table, per dialect (not "unmapped"). */
+const DIALECT_READ_TAGS: Record<Dialect, readonly string[]> = {
+  generic: ['categoryid'],
+  yml: ['categoryid', 'oldprice', 'type', 'typeprefix', 'vendor', 'model'],
+  google: [],
+  heureka: ['delivery_date'],
+  ceneo: ['avail'],
+  skroutz: [],
+};
+
+function feedProblem(locale: Locale, err: FeedError): ProblemView {
+  return {
+    line: err.line,
+    column: err.column,
+    item: null,
+    message: t(locale, err.key as MessageKey, { ...err.params, line: err.line ?? 0, column: err.column ?? 0 }),
+  };
+}
 const SAMPLE_SIZE = 3;
 
 export function errorMessage(locale: Locale, e: StoredImportError): string {
   return t(locale, e.key as MessageKey, e.params);
+}
+
+export function problemView(locale: Locale, e: StoredImportError): ProblemView {
+  return { line: e.line, column: e.column ?? null, item: e.item ?? null, message: errorMessage(locale, e) };
 }
 
 export function importView(row: ImportRow, locale: Locale): ImportRecordView {
@@ -115,7 +151,7 @@ export function importView(row: ImportRow, locale: Locale): ImportRecordView {
     deactivated: row.deactivated,
     skipped: row.skipped,
     errors_count: row.errorsCount,
-    errors: row.errors.map((e) => ({ line: e.line, message: errorMessage(locale, e) })),
+    errors: row.errors.map((e) => problemView(locale, e)),
   };
 }
 
@@ -125,6 +161,7 @@ function feedView(row: FeedRow): FeedView {
     url: row.url,
     mode: row.mode,
     mapping: row.mapping,
+    allow_mass_deactivation: row.allowMassDeactivation,
     every_minutes: row.everyMinutes,
     next_run_at: iso(row.nextRunAt),
     last_run_at: iso(row.lastRunAt),
@@ -216,14 +253,25 @@ export class XmlImportService {
 
   /** Queues an import of a URL; with `everyMinutes`, keeps the URL as a feed (one per partner and URL). */
   async queueFromUrl(tx: Tx, partnerId: number, url: string, opts: ImportOptions & { everyMinutes?: number }): Promise<ImportRow> {
-    const feed = opts.everyMinutes === undefined ? undefined : await repo.upsertFeed(tx, { partnerId, url, mode: opts.mode, mapping: opts.mapping, everyMinutes: opts.everyMinutes });
-    const row = await repo.insert(tx, { partnerId, feedId: feed?.id ?? null, source: 'url', url, mode: opts.mode, mapping: opts.mapping });
+    const feed =
+      opts.everyMinutes === undefined
+        ? undefined
+        : await repo.upsertFeed(tx, { partnerId, url, mode: opts.mode, mapping: opts.mapping, allowMassDeactivation: opts.allowMassDeactivation, everyMinutes: opts.everyMinutes });
+    const row = await repo.insert(tx, {
+      partnerId,
+      feedId: feed?.id ?? null,
+      source: 'url',
+      url,
+      mode: opts.mode,
+      mapping: opts.mapping,
+      allowMassDeactivation: opts.allowMassDeactivation,
+    });
     if (feed) await repo.setFeedLastImport(tx, feed.id, row.id);
     return row;
   }
 
   queueFromFile(tx: Executor, partnerId: number, file: StoredFile, filename: string | null, opts: ImportOptions): Promise<ImportRow> {
-    return repo.insert(tx, { partnerId, source: 'file', filename, fileKey: file.key, mode: opts.mode, mapping: opts.mapping });
+    return repo.insert(tx, { partnerId, source: 'file', filename, fileKey: file.key, mode: opts.mode, mapping: opts.mapping, allowMassDeactivation: opts.allowMassDeactivation });
   }
 
   /** A file over XML_IMPORT_MAX_BYTES: recorded as a failed import at once. */
@@ -306,36 +354,52 @@ export class XmlImportService {
       items_found: 0,
       fields: {},
       unmapped_tags: [],
-      errors: [{ line: err.line, column: err.column, message: t(locale, err.key as MessageKey, { ...err.params, line: err.line ?? 0, column: err.column ?? 0 }) }],
+      errors: [feedProblem(locale, err)],
       sample: [],
     };
   }
 
   /**
-   * Reads a whole feed as an import would, writing nothing: where the items are, which tag
-   * fed which field, which tags no field reads, the first problems and the first products.
+   * Reads a whole feed as an import would, writing nothing, and predicts it (DESIGN.md §9
+   * "validate predicts the import"): the items it will see, every error and warning it will
+   * record — an item without name or key, a key repeated in the feed (the first is kept), an
+   * undefined category id, an unreadable value, an ignored oldprice — with line, column and
+   * item index; which tag fed which field, which tags no field reads, the first products.
+   * `valid` is false when the import would accept no item.
    */
   async validate(source: Readable | AsyncIterable<Buffer>, overrides: FieldMapping | null, locale: Locale): Promise<ValidationView> {
     let dialect: Dialect = 'generic';
     let mapping: ResolvedMapping | undefined;
-    const errors: ValidationView['errors'] = [];
+    const errors: ProblemView[] = [];
     const fields: Record<string, string> = {};
     const sample: Array<Record<string, unknown>> = [];
-    const addError = (line: number | null, column: number | null, e: StoredImportError) => {
-      if (errors.length < MAX_VALIDATION_ERRORS) errors.push({ line, column, message: errorMessage(locale, e) });
+    const definitions = new Set<string>();
+    // Keys seen, as short digests (a feed of long keys holds 16 bytes per item, not the key).
+    const keys = new Set<string>();
+    let accepted = 0;
+    const addError = (e: StoredImportError) => {
+      if (errors.length < MAX_VALIDATION_ERRORS) errors.push(problemView(locale, e));
     };
     const onItem = (raw: RawItem) => {
       mapping ??= resolveMapping(dialect, overrides);
-      const result = mapItem(raw, mapping, dialect);
+      const result = mapItem(raw, mapping, dialect, { knownCategory: (id) => definitions.has(id) });
       if (!result.ok) {
-        addError(raw.line, raw.column, result.error);
+        addError(result.error);
         return;
       }
-      for (const w of result.warnings) addError(raw.line, raw.column, w);
+      for (const w of result.warnings) addError(w);
+      const key = result.product.importKey;
+      const digest = createHash('sha1').update(key).digest('base64').slice(0, 16);
+      if (keys.has(digest)) {
+        addError({ line: raw.line, column: raw.column, item: raw.index, key: 'catalog.item_duplicate', params: { key: key.slice(0, 100) } });
+        return;
+      }
+      if (keys.size < MAX_VALIDATION_KEYS) keys.add(digest);
+      accepted++;
       for (const [field, tag] of Object.entries(result.tags)) fields[field] ??= tag;
       if (sample.length < SAMPLE_SIZE) sample.push(sampleView(result.product));
     };
-    const parser = new FeedParser({ item: onItem, root: (d) => (dialect = d) });
+    const parser = new FeedParser({ item: onItem, root: (d) => (dialect = d), category: (def) => definitions.add(def.id) });
     let failure: FeedError | undefined;
     try {
       for await (const text of feedText(source as AsyncIterable<Buffer>, { maxBytes: this.opts.maxBytes })) parser.write(text);
@@ -345,16 +409,21 @@ export class XmlImportService {
       failure = err;
     }
     if (failure) {
-      errors.unshift({ line: failure.line, column: failure.column, message: t(locale, failure.key as MessageKey, { ...failure.params, line: failure.line ?? 0, column: failure.column ?? 0 }) });
+      errors.unshift(feedProblem(locale, failure));
     } else if (parser.itemElement === null) {
-      errors.unshift({ line: null, column: null, message: t(locale, 'catalog.feed_no_items') });
+      errors.unshift({ line: null, column: null, item: null, message: t(locale, 'catalog.feed_no_items') });
     }
     const known = mappedTags(mapping ?? resolveMapping(dialect, overrides));
     // The parent of a nested tag a field reads (`categories` of `categories/category`) is not unmapped.
-    for (const tag of [...known]) if (tag.includes('/')) known.add(tag.slice(0, tag.indexOf('/')));
-    const unmapped = [...parser.tagNames.entries()].filter(([key]) => !known.has(key) && key !== 'oldprice' && key !== 'categoryid').map(([, name]) => name);
+    for (const tag of [...known]) {
+      const bare = tag.replace(/[@[].*$/, '');
+      known.add(bare);
+      if (bare.includes('/')) known.add(bare.slice(0, bare.indexOf('/')));
+    }
+    for (const tag of DIALECT_READ_TAGS[dialect]) known.add(tag);
+    const unmapped = [...parser.tagNames.entries()].filter(([key]) => !known.has(key) && !known.has(key.replace(/[@[].*$/, ''))).map(([, name]) => name);
     return {
-      valid: failure === undefined && parser.itemElement !== null,
+      valid: failure === undefined && parser.itemElement !== null && accepted > 0,
       item_element: parser.itemElement,
       items_found: parser.itemsFound,
       fields,

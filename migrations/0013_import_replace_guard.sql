@@ -1,0 +1,2 @@
+ALTER TABLE "catalog_feeds" ADD COLUMN "allow_mass_deactivation" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "catalog_imports" ADD COLUMN "allow_mass_deactivation" boolean DEFAULT false NOT NULL;
