@@ -4,6 +4,7 @@
 // card programme (seeing the API's field errors), switch language, lose the session.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { TokenService } from '../../src/infra/tokens.js';
 import { startTestApp, type TestApp } from '../../test/helpers/app.js';
@@ -187,8 +188,16 @@ describe('partner console', () => {
     await page.getByText('Your session has ended. Sign in again.').waitFor();
 
     await signIn(page, `${t.url}/dashboard/`, partner.email, partner.password, 'Overview');
+    const signedOut = await page.evaluate(() => JSON.parse(localStorage.getItem('loyalty.partner.session')!).token as string);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    // Signing out revoked the token on the server too (partners/auth/logout), not only here.
+    let me = await request(t.url, 'GET', '/en/partners/auth/me', { headers: bearer(signedOut) });
+    for (let i = 0; i < 50 && me.status === 200; i++) {
+      await sleep(40);
+      me = await request(t.url, 'GET', '/en/partners/auth/me', { headers: bearer(signedOut) });
+    }
+    assert.equal(me.status, 401, 'the signed-out token still works');
     assert.equal(await page.getByText('Your session has ended').count(), 0);
     assert.equal(await page.evaluate(() => localStorage.getItem('loyalty.partner.session')), null);
   });

@@ -176,6 +176,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/admin/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Administrator sign-out
+         * @description Revokes the admin token presented: every later request with it is 401 INVALID_CREDENTIALS, on every node.
+         */
+        post: operations["postAdminAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/admin/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the administrator's own password
+         * @description Every token of this admin issued before the change is revoked, the one used here too; the response carries a fresh token. A wrong current_password is 422 with a field error.
+         */
+        post: operations["postAdminAuthPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/admin/partners/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reset a partner's password
+         * @description Sets the partner's password and revokes every partner token issued before it (API keys are not affected).
+         */
+        put: operations["putAdminPartnersByIdPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/admin/partners": {
         parameters: {
             query?: never;
@@ -502,6 +562,46 @@ export interface paths {
          * @description Exchange the partner e-mail and password for a partner JWT.
          */
         post: operations["postPartnersAuthLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Partner sign-out
+         * @description Revokes the partner token presented: every later request with it is 401 INVALID_CREDENTIALS, on every node. Other tokens of the partner (another browser) and its API keys keep working.
+         */
+        post: operations["postPartnersAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the partner password
+         * @description Every partner token issued before the change is revoked, the one used here too; the response carries a fresh token to use from now on. A wrong current_password is 422 with a field error.
+         */
+        post: operations["postPartnersAuthPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,6 +1214,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/app/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes the customer token presented (from the app or a QR login): every later request with it is 401 INVALID_CREDENTIALS, on every node. Other tokens of the customer keep working.
+         */
+        post: operations["postAppAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/shop/auth/me": {
         parameters: {
             query?: never;
@@ -1141,7 +1261,7 @@ export interface paths {
         get?: never;
         /**
          * Update the customer's profile
-         * @description Every field optional; null clears it. The phone number is the account and cannot be changed here.
+         * @description Every field optional; null clears it. The phone number is the account and cannot be changed here. Only with the app's own token: a token from a partner's QR login is 403 INSUFFICIENT_PERMISSIONS.
          */
         put: operations["putShopAuthProfile"];
         post?: never;
@@ -2942,6 +3062,284 @@ export interface operations {
             };
             /** @description Error envelope */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminAuthLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAdminAuthPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            token: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            admin: {
+                                id: number;
+                                email: string;
+                                name: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putAdminPartnersByIdPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /** @description Partner (a business using the platform) */
+                        data: {
+                            id: number;
+                            name: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "active" | "suspended";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5228,6 +5626,178 @@ export interface operations {
             };
             /** @description Error envelope */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersAuthLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersAuthPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            token: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description Partner (a business using the platform) */
+                            partner: {
+                                id: number;
+                                name: string;
+                                email: string;
+                                /** @enum {string} */
+                                status: "active" | "suspended";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9924,6 +10494,71 @@ export interface operations {
             };
         };
     };
+    postAppAuthLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getShopAuthMe: {
         parameters: {
             query?: never;
@@ -13765,6 +14400,8 @@ export interface operations {
                      * @enum {string}
                      */
                     mode?: "upsert" | "replace";
+                    /** @description replace mode only: deactivate the missing products even when they are more than half of the active ones (without it such an import deactivates nothing and says so in its errors); kept for a scheduled feed */
+                    allow_mass_deactivation?: boolean;
                     /** @description Keep the URL as a feed re-imported this often (conditional GET) */
                     every_minutes?: number;
                 };
@@ -13867,6 +14504,8 @@ export interface operations {
             query?: {
                 /** @description upsert (default): add and update; replace: also deactivate products of earlier imports missing from this feed */
                 mode?: "upsert" | "replace";
+                /** @description See from-url (raw XML bodies only) */
+                allow_mass_deactivation?: "true" | "false";
                 /** @description JSON object field → tag (raw XML bodies only) */
                 mapping?: string;
                 /** @description Name to show in the history (raw XML bodies only) */
@@ -13889,6 +14528,8 @@ export interface operations {
                     file: string;
                     /** @enum {string} */
                     mode?: "upsert" | "replace";
+                    /** @enum {string} */
+                    allow_mass_deactivation?: "true" | "false";
                     /** @description JSON object field → tag */
                     mapping?: string;
                 };
@@ -14006,6 +14647,8 @@ export interface operations {
             query?: {
                 /** @description upsert (default): add and update; replace: also deactivate products of earlier imports missing from this feed */
                 mode?: "upsert" | "replace";
+                /** @description See from-url (raw XML bodies only) */
+                allow_mass_deactivation?: "true" | "false";
                 /** @description JSON object field → tag (raw XML bodies only) */
                 mapping?: string;
                 /** @description Name to show in the history (raw XML bodies only) */
@@ -14028,6 +14671,8 @@ export interface operations {
                     file: string;
                     /** @enum {string} */
                     mode?: "upsert" | "replace";
+                    /** @enum {string} */
+                    allow_mass_deactivation?: "true" | "false";
                     /** @description JSON object field → tag */
                     mapping?: string;
                 };
@@ -14081,6 +14726,7 @@ export interface operations {
                          *         {
                          *           "line": 10,
                          *           "column": 12,
+                         *           "item": null,
                          *           "message": "The XML is not well-formed at line 10, column 12: unexpected close tag"
                          *         }
                          *       ],
@@ -14094,10 +14740,11 @@ export interface operations {
                          *     }
                          */
                         data: {
-                            /** @description Well-formed, safe, within the limits, and items found */
+                            /** @description Well-formed, safe, within the limits, and at least one item the import would accept */
                             valid: boolean;
                             /** @description One of product, item, products/product, items/item, offer, offers/offer */
                             item_element: string | null;
+                            /** @description Items the import will see (its items_seen) */
                             items_found: number;
                             /** @description field → the tag it was read from */
                             fields: {
@@ -14105,9 +14752,14 @@ export interface operations {
                             };
                             /** @description Item tags no field reads */
                             unmapped_tags: string[];
+                            /** @description Every error and warning the import would record (the first 100) */
                             errors: {
+                                /** @description Line of the item (or of the malformed spot); null: the feed as a whole */
                                 line: number | null;
+                                /** @description Column of the item start tag (or of the malformed spot) */
                                 column: number | null;
+                                /** @description 1-based index of the item in the feed; null when not about one item */
+                                item: number | null;
                                 message: string;
                             }[];
                             /** @description The first 3 products as mapped */
@@ -14391,9 +15043,14 @@ export interface operations {
                             deactivated: number;
                             skipped: number;
                             errors_count: number;
-                            /** @description The first 100 problems, each with the line of its item (null: the feed as a whole) */
+                            /** @description The first 100 problems and warnings, each with the line, column and index of its item (null: the feed as a whole) */
                             errors: {
+                                /** @description Line of the item (or of the malformed spot); null: the feed as a whole */
                                 line: number | null;
+                                /** @description Column of the item start tag (or of the malformed spot) */
+                                column: number | null;
+                                /** @description 1-based index of the item in the feed; null when not about one item */
+                                item: number | null;
                                 message: string;
                             }[];
                         }[];
@@ -14491,6 +15148,7 @@ export interface operations {
                             mapping: {
                                 [key: string]: string;
                             } | null;
+                            allow_mass_deactivation: boolean;
                             every_minutes: number;
                             /** Format: date-time */
                             next_run_at: string;
@@ -14677,6 +15335,8 @@ export interface operations {
                          *       "errors": [
                          *         {
                          *           "line": 811,
+                         *           "column": 12,
+                         *           "item": 203,
                          *           "message": "The item has no name; skipped"
                          *         }
                          *       ]
@@ -14704,9 +15364,14 @@ export interface operations {
                             deactivated: number;
                             skipped: number;
                             errors_count: number;
-                            /** @description The first 100 problems, each with the line of its item (null: the feed as a whole) */
+                            /** @description The first 100 problems and warnings, each with the line, column and index of its item (null: the feed as a whole) */
                             errors: {
+                                /** @description Line of the item (or of the malformed spot); null: the feed as a whole */
                                 line: number | null;
+                                /** @description Column of the item start tag (or of the malformed spot) */
+                                column: number | null;
+                                /** @description 1-based index of the item in the feed; null when not about one item */
+                                item: number | null;
                                 message: string;
                             }[];
                         };

@@ -103,6 +103,20 @@ function SignIn({ spec, reason }: { spec: ConsoleSpec; reason: 'expired' | undef
   );
 }
 
+/**
+ * Signs out here at once, then revokes the token on the server too, so a copy left behind
+ * (storage, another tab, a proxy log) stops working. A failed revoke is not retried: the
+ * token still expires on its own.
+ */
+function signOut(kind: ConsoleKind) {
+  const token = session.current()?.token;
+  session.signOut();
+  if (!token) return;
+  const init = { headers: { authorization: `Bearer ${token}` } };
+  const done = kind === 'admin' ? api.POST('/{locale}/admin/auth/logout', init) : api.POST('/{locale}/partners/auth/logout', init);
+  done.catch(() => undefined);
+}
+
 function Shell({ spec, account }: { spec: ConsoleSpec; account: Session['account'] }) {
   const t = useT();
   const { path } = useLocation();
@@ -123,7 +137,7 @@ function Shell({ spec, account }: { spec: ConsoleSpec; account: Session['account
           {account.name}
         </span>
         <LocaleSwitch />
-        <button type="button" class="button button--secondary" onClick={() => session.signOut()}>
+        <button type="button" class="button button--secondary" onClick={() => signOut(spec.kind)}>
           {t('app.sign_out')}
         </button>
       </header>
