@@ -98,6 +98,18 @@ describe('token revocation', () => {
       assert.equal((await customerMe(other)).status, 200);
     });
 
+    it('is checked from memory on each request: no database query on the hot path', async () => {
+      const p = await createPartner(t);
+      const revocations = t.app.context.tokens.revocations!;
+      const verified = await t.app.context.tokens.verify(p.token);
+      assert.ok(verified.ok);
+      const before = revocations.isRevoked(verified.token);
+      assert.equal(typeof before, 'boolean', 'answered at once, not after a query');
+      assert.equal(before, false);
+      assert.equal((await request(t.url, 'POST', '/en/partners/auth/logout', { headers: bearer(p.token) })).status, 200);
+      assert.equal(revocations.isRevoked(verified.token), true);
+    });
+
     it('each sign-out needs its own kind of token', async () => {
       const p = await createPartner(t);
       const c = await createCustomer(t);
