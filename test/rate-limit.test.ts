@@ -236,7 +236,7 @@ describe('unauthenticated requests are limited per IP (RATE_LIMIT_IP_PER_MINUTE=
     });
 
   before(async () => {
-    t = await app({ RATE_LIMIT_IP_PER_MINUTE: '3', TRUST_PROXY: 'true' });
+    t = await app({ RATE_LIMIT_IP_PER_MINUTE: '3', TRUST_PROXY: '1' });
     partner = await createPartner(t);
   });
 
