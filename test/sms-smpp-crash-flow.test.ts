@@ -16,8 +16,8 @@ const WINDOW = 5;
 const FINAL = new Set(['delivered', 'failed', 'expired']);
 // Issue 20, item 5: a part was recorded as handed over up to 50 ms ahead of its send slot, so a
 // kill in those milliseconds left in doubt (failed, refunded) messages that never reached the
-// SMSC. Here the SMSC answers every submit_sm after 300 ms and the throughput spaces the parts
-// 50 ms apart; the server is killed 0.95 s after the first submit_sm, mid-flow. After the
+// SMSC. Here the SMSC answers every submit_sm after 200 ms and the throughput (16/s) spaces the parts
+// 62.5 ms apart; the server is killed 0.95 s after the first submit_sm, mid-flow. After the
 // restart every message is final within 60 s, each text reached the SMSC exactly once, and a
 // message is in doubt only if its text was written to the SMSC before the kill.
 describe('SMPP dispatch survives SIGKILL mid-flow', () => {
@@ -30,7 +30,7 @@ describe('SMPP dispatch survives SIGKILL mid-flow', () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-smpp-crash-flow-'));
     if (process.env.DATABASE_URL) db = await createTestDatabase();
     await db?.database.close();
-    smsc = await createTestSmsc({ responseDelayMs: 300 });
+    smsc = await createTestSmsc({ responseDelayMs: 200 });
   });
   after(async () => {
     for (const s of servers) await s.kill('SIGKILL');
@@ -48,7 +48,7 @@ describe('SMPP dispatch survives SIGKILL mid-flow', () => {
       SMS_CARRIER: 'smpp',
       SMPP_URL: smsc.url(),
       SMPP_WINDOW: String(WINDOW),
-      SMPP_THROUGHPUT: '20',
+      SMPP_THROUGHPUT: '16',
       SMS_DISPATCH_POLL_MS: '20',
       SMS_IN_DOUBT_AFTER_MS: '2000',
     });
