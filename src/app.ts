@@ -157,6 +157,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   if (config.metricsEnabled) {
     await fastify.register(metricsPlugin, { poolStats: () => context.database.poolStats(), token: config.metricsToken });
+    // Here, where /metrics is served (not in context.ts, which the CLI shares).
+    if (config.env === 'production' && config.metricsToken === undefined) {
+      fastify.log.warn(
+        { setting: 'METRICS_TOKEN' },
+        'METRICS_TOKEN is not set: /metrics is public (per-route request counts of every partner); set it, or METRICS_ENABLED=false',
+      );
+    }
   }
   await fastify.register(openapiPlugin, { version: config.version });
   await fastify.register(dashboardPlugin);

@@ -144,12 +144,6 @@ function warnAboutGeneratedSecrets(config: Config, log: Logger): void {
       `using generated secrets kept in the database for ${generated.join(', ')}; set them explicitly to manage and rotate them`,
     );
   }
-  if (config.metricsEnabled && config.metricsToken === undefined) {
-    log.warn(
-      { setting: 'METRICS_TOKEN' },
-      'METRICS_TOKEN is not set: /metrics is public (per-route request counts of every partner); set it, or METRICS_ENABLED=false',
-    );
-  }
 }
 
 export async function createContext(config: Config, opts: ContextOptions): Promise<Context> {

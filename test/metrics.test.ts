@@ -2,9 +2,7 @@
 // database pool on PostgreSQL — with bounded labels and no secrets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
-import { startTestApp, testEnv, type TestApp } from './helpers/app.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
 
@@ -157,15 +155,16 @@ describe('METRICS_TOKEN', () => {
 
   it('production start warns that /metrics is public when METRICS_TOKEN is unset, and only then', async () => {
     const warnings = async (env: Record<string, string>) => {
-      const lines: Array<{ obj: object; msg: string | undefined }> = [];
-      const log = { info: () => undefined, error: () => undefined, warn: (obj: object, msg?: string) => lines.push({ obj, msg }) };
-      const context = await createContext(loadConfig(testEnv({ NODE_ENV: 'production', ...env })), { database: t.db.database, log });
-      await context.close();
-      return lines.filter((l) => l.msg?.includes('METRICS_TOKEN'));
+      const lines: Array<{ level: number; msg: string }> = [];
+      const logStream = { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) };
+      const app = await startTestApp({ NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env }, t.db, { logStream, workers: false });
+      await app.close();
+      return lines.filter((l) => l.msg.includes('METRICS_TOKEN'));
     };
     const unset = await warnings({});
     assert.equal(unset.length, 1);
-    assert.match(unset[0]!.msg!, /METRICS_TOKEN is not set: \/metrics is public/);
+    assert.equal(unset[0]!.level, 40);
+    assert.match(unset[0]!.msg, /METRICS_TOKEN is not set: \/metrics is public/);
     assert.deepEqual(await warnings({ METRICS_TOKEN: TOKEN }), []);
     assert.deepEqual(await warnings({ METRICS_ENABLED: 'false' }), []);
     assert.deepEqual(await warnings({ NODE_ENV: 'test' }), []);
