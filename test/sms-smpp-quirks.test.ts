@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import smpp from 'smpp';
+import { IN_DOUBT_ERROR } from '../src/modules/sms/dispatcher.js';
 import { smsMessages } from '../src/modules/sms/sms.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -19,6 +20,8 @@ import { apiHeaders, request } from './helpers/http.js';
 
 interface Submit {
   id: string;
+  /** Received while the SMSC was hung (never answered). */
+  duringHang: boolean;
   destination: string;
   text: string;
   validity: unknown;
@@ -33,10 +36,8 @@ async function startSmsc(port = 0, submits: Submit[] = []) {
     sessions.add(session);
     session.on('error', () => session.destroy());
     session.on('close', () => sessions.delete(session));
-    // A hung SMSC reads nothing and answers nothing (the socket stays open).
-    session.on('pdu', () => {
-      if (hung) session.pause();
-    });
+    // A hung SMSC answers nothing (the socket stays open). It still reads, so that every
+    // submit_sm the client wrote is counted.
     session.on('bind_transceiver', (pdu: smpp.PDU) => {
       if (!hung) session.send(pdu.response({ system_id: 'QUIRKS' }));
     });
@@ -47,7 +48,7 @@ async function startSmsc(port = 0, submits: Submit[] = []) {
     session.on('submit_sm', (pdu: smpp.PDU) => {
       const sm = pdu.short_message as { message?: unknown };
       const text = typeof sm?.message === 'string' ? sm.message : Buffer.isBuffer(sm?.message) ? sm.message.toString('latin1') : '';
-      submits.push({ id: String(nextId), destination: String(pdu.destination_addr), text, validity: pdu.validity_period });
+      submits.push({ id: String(nextId), duringHang: hung, destination: String(pdu.destination_addr), text, validity: pdu.validity_period });
       const id = String(nextId++);
       if (!hung) session.send(pdu.response({ message_id: id }));
     });
@@ -79,7 +80,6 @@ async function startSmsc(port = 0, submits: Submit[] = []) {
     /** Stop (or resume) answering anything, as a stopped process with its sockets open. */
     hang(on: boolean) {
       hung = on;
-      if (!on) for (const s of sessions) s.resume();
     },
     async close() {
       for (const s of sessions) s.socket.destroy();
@@ -88,6 +88,8 @@ async function startSmsc(port = 0, submits: Submit[] = []) {
   };
 }
 type Smsc = Awaited<ReturnType<typeof startSmsc>>;
+
+const WINDOW = 3;
 
 async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -111,6 +113,8 @@ describe('SMPP against SMSC quirks', () => {
       SMPP_URL: `smpp://loyalty:secret@127.0.0.1:${smsc.port}`,
       SMS_DISPATCH_POLL_MS: '50',
       SMS_DEFAULT_VALIDITY_MINUTES: '1',
+      SMPP_WINDOW: String(WINDOW),
+      SMPP_RESPONSE_TIMEOUT_MS: '500',
     });
     partner = await createPartner(t);
     await t.app.context.database.db.transaction((tx) =>
@@ -216,6 +220,36 @@ describe('SMPP against SMSC quirks', () => {
     assert.match(failed.error_message, /UNDELIV/);
     // The message before the restart whose id came back is still waiting for its own receipt.
     assert.equal((await status(old)).status, 'sent');
+    assertEachTextOnce();
+  });
+
+  it('writes at most SMPP_WINDOW parts to an SMSC that hangs, leaves them in doubt, and sends the rest once it answers', async () => {
+    smsc.hang(true);
+    const texts = Array.from({ length: 8 }, (_, i) => `during the hang ${i}`);
+    const ids = new Map<string, string>();
+    for (const [i, text] of texts.entries()) ids.set(text, await send(`+3706130000${i}`, text));
+    await until('a full window at the hung SMSC', () => smsc.submits.filter((s) => s.duringHang).length >= WINDOW);
+    // Several response timeouts and reconnect attempts later, still nothing more written.
+    await new Promise((r) => setTimeout(r, 2500));
+    const hungWrites = smsc.submits.filter((s) => s.duringHang);
+    assert.equal(hungWrites.length, WINDOW, hungWrites.map((s) => s.text).join(', '));
+    // Those are in doubt: failed, refunded, never written again.
+    for (const w of hungWrites) {
+      const failed = await waitStatus(ids.get(w.text)!, 'failed');
+      assert.ok(String(failed.error_message).startsWith(IN_DOUBT_ERROR), failed.error_message);
+    }
+
+    smsc.hang(false);
+    const rest = texts.filter((t) => !hungWrites.some((w) => w.text === t));
+    for (const text of rest) {
+      const [s] = await until(`${text} written after the hang`, () => {
+        const mine = smsc.submits.filter((x) => x.text === text && !x.duringHang);
+        return mine.length > 0 ? mine : undefined;
+      }, 40_000);
+      await waitStatus(ids.get(text)!, 'sent');
+      assert.equal(await smsc.receipt(s!.id, 'DELIVRD'), 0);
+      await waitStatus(ids.get(text)!, 'delivered');
+    }
     assertEachTextOnce();
   });
 });
