@@ -46,10 +46,14 @@ describe('realtime server limits', () => {
     raws.push(c.client);
     return c.client;
   };
-  /** A raw connection the server refuses: its pusher:error and close code. */
+  /** A raw connection the server refuses: its pusher:error and close code (fails at once if it is let in). */
   async function refused(app: TestApp) {
     const c = open(app);
     const error = await c.next();
+    if (error.event !== 'pusher:error') {
+      c.close();
+      assert.fail(`the connection was not refused (got ${error.event})`);
+    }
     const closed = await c.closed;
     return { error, closed };
   }
@@ -222,6 +226,7 @@ describe('realtime server limits', () => {
       assert.equal(serverOf(perIp).connectionsFrom('203.0.113.7'), 3);
       assert.equal(serverOf(perIp).connectionsFrom('127.0.0.1'), 0);
       const over = await from('203.0.113.7');
+      if (over.first.event !== 'pusher:error') over.client.close();
       assert.equal(errorOf(over.first).code, 4100);
       assert.equal((await over.client.closed).code, 4100);
       // Another client behind the same proxy has its own slots.
@@ -247,10 +252,10 @@ describe('realtime server limits', () => {
           disableStats: true,
         });
         pushers.push(pusher);
-        const firstError = new Promise<{ type: string; error: { data: { code: number } } }>((resolve) =>
-          pusher.connection.bind('error', resolve),
-        );
-        const error = await firstError;
+        const error = await new Promise<{ type: string; error: { data: { code: number } } }>((resolve, reject) => {
+          pusher.connection.bind('error', resolve);
+          pusher.connection.bind('connected', () => reject(new Error('pusher-js was let in over the limit')));
+        });
         assert.equal(error.error.data.code, 4100);
         await sleep(2500);
         // Backoff is a second or more between attempts: at most 4 tries in 2.5 s (a retry at once would be hundreds).

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
+import { clientAddressResolver } from '../client-address.js';
 import { pusherHttpApi } from './http-api.js';
 import { PusherServer } from './pusher-server.js';
 import type { Realtime } from './realtime.js';
@@ -33,6 +34,8 @@ async function realtimePlugin(app: FastifyInstance, { realtime, config }: Realti
       allowedOrigins: config.realtime.allowedOrigins,
       log: app.log,
       limits: config.realtime.limits,
+      // The address the HTTP side sees (request.ip under TRUST_PROXY): limits count the client, not its proxy.
+      addressOf: clientAddressResolver(config.trustProxy),
     });
     server = pusher;
     app.server.on('upgrade', (req, socket, head) => pusher.handleUpgrade(req, socket, head));
