@@ -53,6 +53,7 @@ const ISSUER = 'loyalty';
 const KINDS: readonly TokenKind[] = ['customer', 'partner', 'admin'];
 export const TOKENS_CHANNEL = 'tokens_revoked';
 const SWEEP_BATCH = 500;
+const PRUNE_EVERY_MS = 60_000;
 
 /**
  * The live revocations of every node, in memory. Both kinds only ever grow until they
@@ -66,6 +67,7 @@ export class TokenRevocations {
   /** True while this node is listening and has read the table since it began to. */
   private ready = false;
   private epoch = 0;
+  private prunedAt = 0;
 
   constructor(private readonly database: Database) {}
 
@@ -111,8 +113,13 @@ export class TokenRevocations {
     if (!known || known.notBefore < notBefore) this.cutoffs.set(key, { notBefore, expiresAt });
   }
 
-  /** Forgets what has expired (called whenever something is added, which bounds the maps). */
+  /**
+   * Forgets what has expired. Called when something is added, which bounds the maps; at most
+   * once a minute, so a burst of sign-outs does not walk them once each.
+   */
   private prune(now = Date.now()): void {
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
     for (const [id, exp] of this.revoked) if (exp <= now) this.revoked.delete(id);
     for (const [key, c] of this.cutoffs) if (c.expiresAt <= now) this.cutoffs.delete(key);
   }
