@@ -4,7 +4,9 @@
 // customer's global profile), and Idempotency-Key replays kept to the caller that stored them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
+import { TokenRevocations, TokenService } from '../src/infra/tokens.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { claim, createOffer } from './helpers/engagement.js';
 import { createAdmin, createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -108,6 +110,58 @@ describe('token revocation', () => {
       assert.equal(before, false);
       assert.equal((await request(t.url, 'POST', '/en/partners/auth/logout', { headers: bearer(p.token) })).status, 200);
       assert.equal(revocations.isRevoked(verified.token), true);
+    });
+
+    it('a node not (yet) listening asks the database, and gets the same answers', async () => {
+      const p = await createPartner(t);
+      const stale = await partnerLogin(p, p.password);
+      const signedOut = await partnerLogin(p, p.password);
+      assert.equal((await request(t.url, 'POST', '/en/partners/auth/logout', { headers: bearer(signedOut) })).status, 200);
+      const changed = await request(t.url, 'POST', '/en/partners/auth/password', {
+        headers: bearer(stale),
+        json: { current_password: p.password, new_password: 'another-password-3' },
+      });
+      assert.equal(changed.status, 200);
+      // Never started: no notifications, so every answer comes from the tables.
+      const cold = new TokenRevocations(t.app.context.database);
+      const tokenOf = async (jwt: string) => {
+        const unchecked = await new TokenService(t.config.jwtSecret!, { access: 60, customer: 60, qrCustomer: 60 }).verify(jwt);
+        assert.ok(unchecked.ok);
+        return unchecked.token;
+      };
+      const answers = await Promise.all(
+        [signedOut, stale, changed.body.data.token as string].map(async (jwt) => {
+          const answer = cold.isRevoked(await tokenOf(jwt));
+          assert.ok(answer instanceof Promise, 'not trusted from memory');
+          return answer;
+        }),
+      );
+      assert.deepEqual(answers, [true, true, false]);
+    });
+
+    it('rows of expired tokens are swept when a new revocation is written', async () => {
+      const tokens = t.app.context.tokens;
+      const long = Date.now() + 3_600_000;
+      const gone = { id: `expired-${process.pid}-${Date.now()}`, kind: 'partner' as const, subject: 1, issuedAt: 0, expiresAt: Date.now() - 1000 };
+      await tokens.revoke(gone);
+      const rows = async (id: string) =>
+        ((await t.app.context.database.db.execute(sql`select count(*)::int as n from revoked_tokens where token_id = ${id}`)) as unknown as { rows: Array<{ n: number }> }).rows[0]!.n;
+      assert.equal(await rows(gone.id), 0, 'swept in the same transaction that wrote it');
+      const live = { ...gone, id: `live-${gone.id}`, expiresAt: long };
+      await tokens.revoke(live);
+      assert.equal(await rows(live.id), 1);
+    });
+
+    it('signs each kind with its own lifetime', async () => {
+      const service = new TokenService(t.config.jwtSecret!, { access: 600, customer: 900, qrCustomer: 300 });
+      const life = async (claims: Parameters<TokenService['sign']>[0]) => {
+        const claimsOf = decodeJwt((await service.sign(claims)).token);
+        return claimsOf.exp! - Math.floor(claimsOf.iat!);
+      };
+      assert.equal(await life({ kind: 'partner', subject: 1 }), 600);
+      assert.equal(await life({ kind: 'admin', subject: 1 }), 600);
+      assert.equal(await life({ kind: 'customer', subject: 1 }), 900);
+      assert.equal(await life({ kind: 'customer', subject: 1, partnerId: 2 }), 300);
     });
 
     it('each sign-out needs its own kind of token', async () => {
