@@ -24,8 +24,10 @@
 // row that fails is handled alone so it never rolls back or holds up the others. Every error
 // is logged; a failing tick (the database gone) is retried with backoff.
 //
-// Every tick also expires messages past their validity (refunded) and applies delivery
-// receipts recorded in sms_carrier_receipts (a receipt can arrive before its part is known).
+// Every tick also expires messages past their validity (refunded; a message sent without one
+// has SMS_DEFAULT_VALIDITY_MINUTES from its send) and applies delivery receipts recorded in
+// sms_carrier_receipts (a receipt can arrive before its part is known). Carrier ids are unique
+// only in time: a receipt applies to the most recent part with its id (applyToParts).
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../../infra/db/index.js';
 import type { Clock } from '../../shared/time.js';

@@ -88,8 +88,8 @@ export interface RemoteCarrier extends CarrierBase {
   prepare(message: CarrierSubmission): PreparedMessage;
   /**
    * How many parts may be handed over now and will be written at once: 0 unless a session is
-   * bound; never more than the free window; no more than the throughput allows in the next
-   * few milliseconds.
+   * bound; never more than the free window; only parts whose throughput slot has come (none
+   * recorded ahead of it, so a crash leaves in doubt only parts actually written).
    */
   room(): number;
   /** Writes one part (or reports why not); never rejects. */

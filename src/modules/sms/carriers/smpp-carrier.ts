@@ -11,12 +11,16 @@
 // UDH (05 00 03 ref total seq, the ref derived from the message id) and esm_class 0x40. At
 // most `windowSize` submit_sm are unanswered at once, and they leave at most
 // `throughputPerSecond` a second, evenly spaced. The dispatcher feeds it part by part: `room()`
-// says how many parts can leave now, the dispatcher records their hand-over, then
-// `writePart()` writes each and reports what became of it (dispatcher.ts).
+// says whether a part's send slot has come, the dispatcher records its hand-over, then
+// `writePart()` writes it at once and reports what became of it (dispatcher.ts). A
+// submit_sm_resp that does not come within `pduTimeoutMs` drops the session and nothing more is
+// written until a new bind is answered: a hung SMSC gets at most the window.
 //
 // Receipts: every deliver_sm (and data_sm) is answered. A delivery receipt (esm_class & 0x04,
 // or a receipted_message_id TLV) is parsed defensively: the TLVs receipted_message_id and
-// message_state first, else the short_message text "id:… stat:… err:…". Final states go to
+// message_state first, else the short_message text "id:… stat:… err:…" — read from the octets
+// as received, as ASCII whatever the data_coding, and cut at "text:" before anything parses or
+// logs it (`redactReceipt`). Final states (ACCEPTD included) go to
 // `onReceipt` with the id exactly as the receipt spells it; the receipt is acknowledged
 // (ESME_ROK) only once `onReceipt` has resolved, and answered with ESME_RX_T_APPN (so the
 // SMSC delivers it again later) when it fails or hangs. Receipts are correlated by id, not by
