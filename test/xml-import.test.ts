@@ -285,6 +285,45 @@ describe('validate and field mappings', () => {
     assert.deepEqual(unmapped.body.data.unmapped_tags, ['Spalva', 'vat']);
   });
 
+  it('predicts the import: the same errors and warnings with line, column and item, on a feed written on one line', async () => {
+    const oneLine =
+      '<yml_catalog><shop><categories><category id="1">Kava</category></categories><offers>' +
+      '<offer id="1"><name>First</name><price>10</price><categoryId>1</categoryId></offer>' +
+      '<offer id="1"><name>Repeat</name><price>11</price></offer>' +
+      '<offer id="3"><name>Lost</name><price>5</price><categoryId>9</categoryId></offer>' +
+      '<offer id="4"><name>Odd</name><price>abc</price></offer>' +
+      '<offer id="5"><name>Cheap</name><price>8</price><oldprice>7</oldprice></offer>' +
+      '<offer id="6"><price>1</price></offer>' +
+      '</offers></shop></yml_catalog>';
+    const res = await request(t.url, 'POST', '/en/shop/xml-import/validate', {
+      headers: { ...apiHeaders(p.apiKey), 'content-type': 'application/xml' },
+      raw: oneLine,
+    });
+    const v = res.body.data;
+    assert.deepEqual([v.valid, v.items_found], [true, 6]);
+    assert.deepEqual(
+      v.errors.map((e: any) => [e.line, e.item, e.message.replace(/;.*/, '')]),
+      [
+        [1, 2, 'Another item with the key xml_id:1 came earlier in this feed'],
+        [1, 3, 'Category id 9 is not defined in the feed'],
+        [1, 4, 'price "abc" is not a price'],
+        [1, 5, 'oldprice "7" is not above price "8"'],
+        [1, 6, 'The item has no name'],
+      ],
+    );
+    assert.ok(v.errors.every((e: any, i: number) => i === 0 || e.column > v.errors[i - 1].column), 'columns tell the items of one line apart');
+    const other = await createPartner(t);
+    const rec = await importFeed(t, other.apiKey, oneLine);
+    assert.deepEqual(rec.errors, v.errors, 'the import records exactly what validate predicted');
+    assert.equal(rec.items_seen, v.items_found);
+    // Nothing the import would accept: valid is false, though the XML is fine.
+    const none = await request(t.url, 'POST', '/en/shop/xml-import/validate', {
+      headers: { ...apiHeaders(p.apiKey), 'content-type': 'application/xml' },
+      raw: '<products><product><name>No key</name></product><product><id>2</id></product></products>',
+    });
+    assert.deepEqual([none.body.data.valid, none.body.data.items_found, none.body.data.errors.length], [false, 2, 2]);
+  });
+
   it('reports malformed XML as valid: false with its line and column, not an error status', async () => {
     const res = await request(t.url, 'POST', '/en/shop/xml-import/validate', {
       headers: { ...apiHeaders(p.apiKey), 'content-type': 'application/xml' },
