@@ -59,7 +59,7 @@ export async function pusherHttpApi(app: FastifyInstance, opts: HttpApiOptions) 
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(400).send({ error: 'Malformed request', code: 400 });
     }
-    req.log.error({ err: { message: err.message } }, 'realtime events API failed');
+    req.log.error({ err }, 'realtime events API failed');
     return reply.code(500).send({ error: 'Internal server error', code: 500 });
   });
 

@@ -577,7 +577,7 @@ export class SmppCarrier implements RemoteCarrier {
     try {
       this.roomListener?.();
     } catch (err) {
-      this.log.warn({ err: String(err) }, 'SMPP room listener failed');
+      this.log.warn({ err }, 'SMPP room listener failed');
     }
   }
 
@@ -854,7 +854,7 @@ export class SmppCarrier implements RemoteCarrier {
     try {
       pdu = new smpp.PDU('submit_sm', job.params);
     } catch (err) {
-      this.log.warn({ err: String(err) }, 'SMPP submit_sm could not be built');
+      this.log.warn({ err }, 'SMPP submit_sm could not be built');
       this.settle(job, { outcome: 'not_sent', error: `submit_sm could not be built: ${String(err)}` });
       return;
     }
@@ -903,7 +903,7 @@ export class SmppCarrier implements RemoteCarrier {
       });
     } catch (err) {
       // Encoding failed before anything was written.
-      this.log.warn({ err: String(err) }, 'SMPP submit_sm could not be encoded');
+      this.log.warn({ err }, 'SMPP submit_sm could not be encoded');
       const callbacks = session._callbacks as Record<number, unknown> | undefined;
       if (callbacks) delete callbacks[pdu.sequence_number];
       finish({ outcome: 'not_sent', error: `submit_sm could not be encoded: ${String(err)}` });
@@ -939,12 +939,12 @@ export class SmppCarrier implements RemoteCarrier {
           break;
       }
     } catch (err) {
-      this.log.warn({ err: String(err) }, 'SMPP deliver_sm handling failed');
+      this.log.warn({ err }, 'SMPP deliver_sm handling failed');
     } finally {
       try {
         session.send(pdu.response(status === ESME_ROK ? {} : { command_status: status }));
       } catch (err) {
-        this.log.warn({ err: String(err) }, 'SMPP deliver_sm_resp could not be sent');
+        this.log.warn({ err }, 'SMPP deliver_sm_resp could not be sent');
       }
     }
   }
@@ -961,7 +961,7 @@ export class SmppCarrier implements RemoteCarrier {
       this.log.warn({ carrierMessageId: receipt.carrierMessageId }, 'SMPP receipt not recorded in time; the SMSC will deliver it again');
       return ESME_RX_T_APPN;
     } catch (err) {
-      this.log.warn({ err: String(err), carrierMessageId: receipt.carrierMessageId }, 'SMPP receipt not recorded; the SMSC will deliver it again');
+      this.log.warn({ err, carrierMessageId: receipt.carrierMessageId }, 'SMPP receipt not recorded; the SMSC will deliver it again');
       return ESME_RX_T_APPN;
     } finally {
       clearTimeout(timer);
