@@ -66,6 +66,8 @@ describe('real feeds imported', () => {
         check(products) {
           const p = byXmlId(products).get('A1VV');
           assert.deepEqual([p.name, p.sku, p.price, p.discounted_price], ['Сэндвичница Brand K220Y9', 'A1234567B', 1399, 1099]);
+          const book = byXmlId(products).get('755B');
+          assert.deepEqual([book.image_url, book.images], ['https://example.shop/img/model_2.jpg', ['https://example.shop/img/model_2_1.jpg', 'https://example.shop/img/model_2_2.jpg']]);
         },
       },
       {

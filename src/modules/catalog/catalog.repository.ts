@@ -62,7 +62,7 @@ export interface ExistingProduct {
 
 /** Columns a batch of products is written with, in one order. */
 const PRODUCT_COLUMNS = sql.raw(`import_key text, xml_id text, external_id text, sku text, ean text, name text, description text,
-  brand text, model text, image_url text, external_url text, weight text, color text, size text, price numeric,
+  brand text, model text, image_url text, images jsonb, external_url text, weight text, color text, size text, price numeric,
   discounted_price numeric, currency text, availability boolean, stock_quantity int, delivery_info text, warranty_info text,
   featured boolean, content_hash text`);
 
@@ -83,6 +83,7 @@ function productRows(products: readonly MappedProduct[]): SQL {
       brand: p.brand,
       model: p.model,
       image_url: p.image_url,
+      images: p.images,
       external_url: p.external_url,
       weight: p.weight,
       color: p.color,
@@ -244,10 +245,10 @@ export const catalogRepository = {
       await tx.execute(sql`
         with inserted as (
           insert into ${catalogProducts} (partner_id, last_import_id, import_key, xml_id, external_id, sku, ean, name, description,
-            brand, model, image_url, external_url, weight, color, size, price, discounted_price, currency, availability,
+            brand, model, image_url, images, external_url, weight, color, size, price, discounted_price, currency, availability,
             stock_quantity, delivery_info, warranty_info, featured, content_hash)
           select ${partnerId}, ${importId}, v.import_key, v.xml_id, v.external_id, v.sku, v.ean, v.name, v.description, v.brand,
-            v.model, v.image_url, v.external_url, v.weight, v.color, v.size, v.price, v.discounted_price, v.currency,
+            v.model, v.image_url, v.images, v.external_url, v.weight, v.color, v.size, v.price, v.discounted_price, v.currency,
             v.availability, v.stock_quantity, v.delivery_info, v.warranty_info, v.featured, v.content_hash
           from ${productRows(products)}
           on conflict (partner_id, import_key) do nothing
@@ -274,7 +275,7 @@ export const catalogRepository = {
       await tx.execute(sql`
         update ${catalogProducts} p set
           xml_id = v.xml_id, external_id = v.external_id, sku = v.sku, ean = v.ean, name = v.name,
-          description = v.description, brand = v.brand, model = v.model, image_url = v.image_url,
+          description = v.description, brand = v.brand, model = v.model, image_url = v.image_url, images = v.images,
           external_url = v.external_url, weight = v.weight, color = v.color, size = v.size, price = v.price,
           discounted_price = v.discounted_price, currency = v.currency, availability = v.availability,
           stock_quantity = v.stock_quantity, delivery_info = v.delivery_info, warranty_info = v.warranty_info,

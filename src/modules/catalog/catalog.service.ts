@@ -18,6 +18,7 @@ export interface ProductView {
   brand: string | null;
   model: string | null;
   image_url: string | null;
+  images: string[];
   external_url: string | null;
   weight: string | null;
   color: string | null;
@@ -69,6 +70,7 @@ export function productView(row: ProductRow, categories: Array<{ id: number; nam
     brand: row.brand,
     model: row.model,
     image_url: row.imageUrl,
+    images: row.images,
     external_url: row.externalUrl,
     weight: row.weight,
     color: row.color,

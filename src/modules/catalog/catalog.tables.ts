@@ -85,6 +85,8 @@ export const catalogProducts = pgTable(
     brand: text(),
     model: text(),
     imageUrl: text('image_url'),
+    /** Pictures after the first (the first is image_url), as the feed lists them. */
+    images: jsonb().$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     externalUrl: text('external_url'),
     weight: text(),
     color: text(),

@@ -24,6 +24,8 @@ export interface MappedProduct {
   brand: string | null;
   model: string | null;
   image_url: string | null;
+  /** Pictures after the first (DESIGN.md §9: every YML <picture> after the first). */
+  images: string[];
   external_url: string | null;
   weight: string | null;
   color: string | null;
@@ -129,6 +131,34 @@ export function categoryPath(text: string, separator = '>'): string[] {
 const SINGLE_LINE = new Set<ProductField>(['xml_id', 'external_id', 'sku', 'ean', 'name', 'brand', 'model', 'weight', 'color', 'size']);
 /** Ceneo's `avail`: 1 in stock, 3 / 7 / 14 days to ship; 90 (to order) and 99 (unknown) are not in stock. */
 const CENEO_IN_STOCK = new Set(['1', '3', '7', '14']);
+
+/** Tags of a dialect that list further pictures (all their values). */
+const EXTRA_IMAGE_TAGS: Record<Dialect, readonly string[]> = {
+  generic: [],
+  yml: [],
+  google: ['additional_image_link'],
+  heureka: ['imgurl_alternative'],
+  ceneo: ['imgs/i@url'],
+  skroutz: ['additionalimage', 'additional_imageurl'],
+};
+const MAX_IMAGES = 20;
+
+/** The pictures after the first: the image tag's further values, then the dialect's extra tags; distinct, at most 20. */
+function extraImages(raw: RawItem, imageTag: string | undefined, first: string | null, dialect: Dialect): string[] {
+  const out: string[] = [];
+  const seen = new Set(first === null ? [] : [first]);
+  const add = (values: readonly string[] | undefined) => {
+    for (const v of values ?? []) {
+      if (out.length >= MAX_IMAGES) return;
+      if (v.length > (TEXT_LIMITS.image_url ?? DEFAULT_TEXT_LIMIT) || seen.has(v)) continue;
+      seen.add(v);
+      out.push(v);
+    }
+  };
+  if (imageTag !== undefined) add(raw.tags.get(imageTag)?.slice(1));
+  for (const tag of EXTRA_IMAGE_TAGS[dialect]) add(raw.tags.get(tag));
+  return out;
+}
 
 export interface MapOptions {
   /** Whether a category id (YML `categoryId`) is defined in the feed so far; an undefined one is reported and not linked. */
@@ -291,6 +321,7 @@ export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect
     brand: text.brand ?? null,
     model: text.model ?? null,
     image_url: text.image_url ?? null,
+    images: extraImages(raw, used.image_url, text.image_url ?? null, dialect),
     external_url: text.external_url ?? null,
     weight: text.weight ?? null,
     color: text.color ?? null,

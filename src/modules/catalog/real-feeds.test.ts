@@ -93,6 +93,13 @@ describe('real feeds: fields', () => {
     const printer = product(r, 'xml_id:1511AB');
     assert.deepEqual([printer.name, printer.sku, printer.price, printer.discounted_price], ['Принтер Brother 331', 'ABC1234', '89990.0000', '80990.0000']);
     assert.deepEqual(pathsOf(printer), ['id:6']);
+    // Every <picture> after the first is kept in images.
+    const book = product(r, 'xml_id:755B');
+    assert.deepEqual(
+      [book.image_url, book.images],
+      ['https://example.shop/img/model_2.jpg', ['https://example.shop/img/model_2_1.jpg', 'https://example.shop/img/model_2_2.jpg']],
+    );
+    assert.deepEqual(sandwich.images, []);
     // categoryId 101 is not in the categories block: reported, not linked.
     assert.deepEqual(pathsOf(sandwich), []);
     const warnings = warningsOf(r);
@@ -133,6 +140,10 @@ describe('real feeds: fields', () => {
       ['Nabíječka Movano 19.5V 4.62A (4.5x3.0 PIN) pro Dell', 'LA90PM111', '5902687180165', 'Movano', '599.0000', 'CZK', true, 'https://www.importpc.cz/ZZ-DEL195462P/'],
     );
     assert.deepEqual(pathsOf(p), ['Elektronika > Počítače > Příslušenství > Nabíječky']);
+    assert.deepEqual(p.images.slice(0, 2), [
+      'https://raw.githubusercontent.com/petrfilo-arch/importpc-feed/main/images/ZZ-DEL195462P_2.jpg',
+      'https://raw.githubusercontent.com/petrfilo-arch/importpc-feed/main/images/ZZ-DEL195462P_3.jpg',
+    ]);
     const gz = await read('google-importpc.xml.gz');
     assert.deepEqual([...gz.products.values()].map((x) => x.hash), [...r.products.values()].map((x) => x.hash));
   });
@@ -216,6 +227,11 @@ describe('real feeds: fields', () => {
       ],
     );
     assert.deepEqual(pathsOf(p), ['Zasilacze do laptopów']);
+    assert.deepEqual(p.images, [
+      'https://sklep998844.shoparena.pl/userdata/public/gfx/80639.jpg',
+      'https://sklep998844.shoparena.pl/userdata/public/gfx/80640.jpg',
+      'https://sklep998844.shoparena.pl/userdata/public/gfx/80641.jpg',
+    ]);
   });
 
   it('Ceneo: Kod_producenta is the sku, EAN the ean, a cat path split on /', async () => {

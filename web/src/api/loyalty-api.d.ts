@@ -13897,6 +13897,8 @@ export interface operations {
                             brand: string | null;
                             model: string | null;
                             image_url: string | null;
+                            /** @description Pictures after the first (the first is image_url) */
+                            images: string[];
                             external_url: string | null;
                             weight: string | null;
                             color: string | null;
@@ -14179,6 +14181,9 @@ export interface operations {
                          *       "brand": "Rasa",
                          *       "model": null,
                          *       "image_url": "https://shop.example.com/img/mug.jpg",
+                         *       "images": [
+                         *         "https://shop.example.com/img/mug-2.jpg"
+                         *       ],
                          *       "external_url": "https://shop.example.com/p/mug",
                          *       "weight": null,
                          *       "color": "balta",
@@ -14214,6 +14219,8 @@ export interface operations {
                             brand: string | null;
                             model: string | null;
                             image_url: string | null;
+                            /** @description Pictures after the first (the first is image_url) */
+                            images: string[];
                             external_url: string | null;
                             weight: string | null;
                             color: string | null;

@@ -1,0 +1,1 @@
+ALTER TABLE "catalog_products" ADD COLUMN "images" jsonb DEFAULT '[]'::jsonb NOT NULL;
