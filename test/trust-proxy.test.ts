@@ -139,6 +139,29 @@ describe('TRUST_PROXY=1 with rate limits on', () => {
     answers.filter((r) => r.status !== 401).forEach(assertLocked);
     assertLocked(await signIn(t, 'partners', '203.0.113.250', p.email, p.password));
   });
+
+  it('wrong current passwords on a password change count towards the same lock (a stolen token cannot guess there)', async () => {
+    const change = (who: 'partners' | 'admin', token: string, current: string) =>
+      request(t.url, 'POST', `/en/${who}/auth/password`, {
+        headers: { ...viaProxy('203.0.113.240'), authorization: `Bearer ${token}` },
+        json: { current_password: current, new_password: 'a-brand-new-password-1' },
+      });
+    const assertWrongCurrent = (res: Response) => {
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(Object.keys(res.body.errors), ['current_password'], res.text);
+    };
+    // Partner: 10 wrong current passwords lock the e-mail for the change and for sign-in.
+    const p = await createPartner(t);
+    for (let i = 0; i < 10; i++) assertWrongCurrent(await change('partners', p.token, `wrong-${i}`));
+    assertLocked(await change('partners', p.token, p.password));
+    assertLocked(await signIn(t, 'partners', '203.0.113.241', p.email, p.password));
+    // Admin: wrong sign-ins and wrong current passwords add up to one count.
+    const a = await createAdmin(t);
+    for (let i = 0; i < 5; i++) assertWrongPassword(await signIn(t, 'admin', `203.0.113.${230 + i}`, a.email, `wrong-${i}`));
+    for (let i = 5; i < 10; i++) assertWrongCurrent(await change('admin', a.token, `wrong-${i}`));
+    assertLocked(await change('admin', a.token, a.password));
+    assertLocked(await signIn(t, 'admin', '203.0.113.242', a.email, a.password));
+  });
 });
 
 describe('TRUST_PROXY unset: X-Forwarded-For is ignored', () => {

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitRule } from '../config.js';
 import { sha256Hex } from '../shared/crypto.js';
-import { fail, type Result } from '../shared/errors.js';
+import { fail, type DomainError, type Result } from '../shared/errors.js';
 
 export type LimitClass = 'api' | 'ip' | 'partner' | 'admin' | 'customer';
 
@@ -133,10 +133,17 @@ export class SignInLock {
   }
 
   /**
-   * Run `signIn` unless the e-mail is locked. A failure named INVALID_CREDENTIALS counts as
-   * a wrong password; the one that reaches the limit starts the lock.
+   * Run `signIn` unless the e-mail is locked. A failure `isWrongPassword` names (by default
+   * INVALID_CREDENTIALS, a sign-in's) counts as a wrong password; the one that reaches the
+   * limit starts the lock. A password change passes its own (a wrong current_password), so
+   * a stolen token cannot guess the password there outside the lock.
    */
-  async attempt<T>(account: SignInAccount, email: string, signIn: () => Promise<Result<T>>): Promise<Result<T>> {
+  async attempt<T>(
+    account: SignInAccount,
+    email: string,
+    signIn: () => Promise<Result<T>>,
+    isWrongPassword: (failure: DomainError) => boolean = (failure) => failure.error === 'INVALID_CREDENTIALS',
+  ): Promise<Result<T>> {
     if (this.options.disabled) return signIn();
     const key = `${account}:${sha256Hex(email.trim().toLowerCase())}`;
     let taken: RateLimiterRes;
@@ -155,7 +162,7 @@ export class SignInLock {
       await this.limiter.reward(key, 1).catch(() => undefined);
       throw err;
     }
-    if (result.ok || result.failure.error !== 'INVALID_CREDENTIALS') {
+    if (result.ok || !isWrongPassword(result.failure)) {
       await this.limiter.reward(key, 1).catch(() => undefined);
     } else if (taken.consumedPoints >= this.options.attempts) {
       // The last allowed wrong password: the lock runs its full length from now.

@@ -8,7 +8,7 @@ import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { ChangePasswordBody, CreatePartnerBody, LoginBody, Partner, SetPasswordBody } from '../partners/partners.schemas.js';
-import type { PartnersService } from '../partners/partners.service.js';
+import { isWrongCurrentPassword, type PartnersService } from '../partners/partners.service.js';
 import type { AdminService } from './admin.service.js';
 
 const Admin = Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), created_at: DateTime });
@@ -77,7 +77,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       const { adminId } = principalOf(req, 'admin');
-      const changed = await admin.changePassword(adminId, req.body.current_password, req.body.new_password);
+      const changed = await admin.changePassword(adminId, req.body.current_password, req.body.new_password, (email, change) =>
+        signInLock.attempt('admin', email, change, isWrongCurrentPassword),
+      );
       return envelopeOf(req, unwrap(changed), 'auth.password_changed');
     },
   );

@@ -5,7 +5,7 @@ import { envelopeNoData, envelopeOf } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
 import { EmptyEnvelope, Envelope, errorResponses, LocaleParams } from '../../shared/schemas.js';
 import { ChangePasswordBody, LoginBody, Partner, PartnerLoginData } from './partners.schemas.js';
-import type { PartnersService } from './partners.service.js';
+import { isWrongCurrentPassword, type PartnersService } from './partners.service.js';
 
 export const partnersRoutes: FastifyPluginAsyncTypebox<{ partners: PartnersService; signInLock: SignInLock }> = async (
   app,
@@ -65,7 +65,9 @@ export const partnersRoutes: FastifyPluginAsyncTypebox<{ partners: PartnersServi
     },
     async (req) => {
       const { partnerId } = principalOf(req, 'partner');
-      const changed = await partners.changePassword(partnerId, req.body.current_password, req.body.new_password);
+      const changed = await partners.changePassword(partnerId, req.body.current_password, req.body.new_password, (email, change) =>
+        signInLock.attempt('partner', email, change, isWrongCurrentPassword),
+      );
       return envelopeOf(req, unwrap(changed), 'auth.password_changed');
     },
   );

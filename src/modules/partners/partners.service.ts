@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../infra/db/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
-import { fail, missing, notFound, ok, type Result } from '../../shared/errors.js';
+import { fail, missing, notFound, ok, type DomainError, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { partnersRepository as repo, type PartnerRow } from './partners.repository.js';
@@ -32,6 +32,17 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 /** A password change with the wrong current password: a field error, not a 401 (the session is fine). */
 export const wrongCurrentPassword = <T>(): Result<T> =>
   fail('VALIDATION', { fields: { current_password: [{ key: 'error.current_password_wrong' }] } });
+
+/** The failure of a password change whose current_password was wrong (it counts towards the sign-in lock). */
+export const isWrongCurrentPassword = (failure: DomainError): boolean =>
+  failure.error === 'VALIDATION' && failure.options?.fields?.current_password !== undefined;
+
+/**
+ * Runs a password change's check under the account's sign-in lock (the route's SignInLock),
+ * keyed by the account's e-mail: by default, no lock (services used without one, tests).
+ */
+export type PasswordGuard = <T>(email: string, change: () => Promise<Result<T>>) => Promise<Result<T>>;
+const unguarded: PasswordGuard = (_email, change) => change();
 
 export class PartnersService {
   constructor(
@@ -92,13 +103,17 @@ export class PartnersService {
     id: number,
     currentPassword: string,
     newPassword: string,
+    guard: PasswordGuard = unguarded,
   ): Promise<Result<{ token: string; expires_at: string; partner: PartnerView }>> {
     const row = await repo.findById(this.db, id);
-    if (!row || !(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
-    const updated = await this.setPassword(id, newPassword);
-    if (!updated) return missing('resource.partner');
-    const { token, expiresAt } = await this.tokens.sign({ kind: 'partner', subject: id });
-    return ok({ token, expires_at: iso(expiresAt), partner: updated });
+    if (!row) return wrongCurrentPassword();
+    return guard(row.email, async () => {
+      if (!(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
+      const updated = await this.setPassword(id, newPassword);
+      if (!updated) return missing('resource.partner');
+      const { token, expiresAt } = await this.tokens.sign({ kind: 'partner', subject: id });
+      return ok({ token, expires_at: iso(expiresAt), partner: updated });
+    });
   }
 
   /**
