@@ -133,7 +133,7 @@ const SINGLE_LINE = new Set<ProductField>(['xml_id', 'external_id', 'sku', 'ean'
 const CENEO_IN_STOCK = new Set(['1', '3', '7', '14']);
 
 /** Tags of a dialect that list further pictures (all their values). */
-const EXTRA_IMAGE_TAGS: Record<Dialect, readonly string[]> = {
+export const EXTRA_IMAGE_TAGS: Record<Dialect, readonly string[]> = {
   generic: [],
   yml: [],
   google: ['additional_image_link'],

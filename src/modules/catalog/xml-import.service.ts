@@ -18,7 +18,7 @@ import { feedText } from './feed-reader.js';
 import { ImportWorker, type ImportProgress } from './import-job.js';
 import type { ImportedOffers } from './imported-offers.js';
 import { importsRepository as repo, type FeedRow, type ImportRow } from './imports.repository.js';
-import { mapItem, type MappedProduct } from './product-mapper.js';
+import { EXTRA_IMAGE_TAGS, mapItem, type MappedProduct } from './product-mapper.js';
 
 export interface ImportRecordView {
   id: number;
@@ -420,7 +420,7 @@ export class XmlImportService {
       known.add(bare);
       if (bare.includes('/')) known.add(bare.slice(0, bare.indexOf('/')));
     }
-    for (const tag of DIALECT_READ_TAGS[dialect]) known.add(tag);
+    for (const tag of [...DIALECT_READ_TAGS[dialect], ...EXTRA_IMAGE_TAGS[dialect]]) known.add(tag.replace(/[@[].*$/, ''));
     const unmapped = [...parser.tagNames.entries()].filter(([key]) => !known.has(key) && !known.has(key.replace(/[@[].*$/, ''))).map(([, name]) => name);
     return {
       valid: failure === undefined && parser.itemElement !== null && accepted > 0,
