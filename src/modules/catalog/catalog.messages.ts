@@ -27,8 +27,8 @@ export const catalogMessages = {
     lt: 'Koduotė „{encoding}“ nežinoma; naudokite UTF-8 ar kitą standartinę koduotę (windows-1250/-1251/-1252, ISO-8859-x, KOI8-R, UTF-16…)',
   },
   'catalog.feed_no_items': {
-    en: 'No recognised item element (product, item or offer) was found',
-    lt: 'Nerasta atpažįstamo prekės elemento (product, item ar offer)',
+    en: 'No recognised item element (product, item, offer, SHOPITEM, feed/entry or offers/o; names are case-sensitive) was found',
+    lt: 'Nerasta atpažįstamo prekės elemento (product, item, offer, SHOPITEM, feed/entry ar offers/o; raidžių dydis svarbus)',
   },
   'catalog.feed_fetch_failed': { en: 'The feed could not be fetched: {detail}', lt: 'Srauto nepavyko parsiųsti: {detail}' },
   'catalog.feed_http_status': { en: 'The feed URL answered HTTP {status}', lt: 'Srauto adresas atsakė HTTP {status}' },

@@ -326,7 +326,8 @@ export class FeedParser {
     } else if (this.categoryDef && this.local(name).toLowerCase() === 'category') {
       const def = this.categoryDef;
       this.categoryDef = undefined;
-      const text = def.text.trim();
+      // A category name is single-line text: white space collapsed (DESIGN.md §9).
+      const text = def.text.replace(/\s+/g, ' ').trim();
       if (text !== '') this.handlers.category?.({ id: def.id, parentId: def.parentId, name: text, line: def.line });
     }
     names.pop();

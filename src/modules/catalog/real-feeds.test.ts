@@ -275,6 +275,17 @@ describe('item elements from the structure, case-sensitively', () => {
     assert.deepEqual([h.parser.itemElement, h.parser.itemsFound, product(h, 'xml_id:9').name], ['SHOP/SHOPITEM', 1, 'Long name']);
   });
 
+  it('collapses the white space of single-line fields and category names, not of descriptions', async () => {
+    const names: string[] = [];
+    const parser = new FeedParser({ item: () => undefined, category: (c) => names.push(c.name) });
+    parser.write('<yml_catalog><shop><categories><category id="1">Kava\n   ir  arbata</category></categories></shop></yml_catalog>');
+    parser.close();
+    assert.deepEqual(names, ['Kava ir arbata']);
+    const r = await readXml('<products><product><id>1</id><name>Two\n    lines</name><brand> A\tB </brand><description>One\nTwo</description><category>X  >  Y\nZ</category></product></products>');
+    const p = product(r, 'xml_id:1');
+    assert.deepEqual([p.name, p.brand, p.description, pathsOf(p)], ['Two lines', 'A B', 'One\nTwo', ['X > Y Z']]);
+  });
+
   it('reads KOI8-R and ISO-8859-2 from the declaration', async () => {
     const iconv = (await import('iconv-lite')).default;
     const koi = iconv.encode('<?xml version="1.0" encoding="KOI8-R"?><products><product><id>1</id><name>Чайник</name></product></products>', 'koi8r');
