@@ -160,6 +160,20 @@ function extraImages(raw: RawItem, imageTag: string | undefined, first: string |
   return out;
 }
 
+/** Heureka PARAM_NAME (Czech, Slovak, English) → the field its VAL fills. */
+const HEUREKA_PARAMS: Record<string, 'color' | 'size' | 'weight'> = {
+  barva: 'color',
+  farba: 'color',
+  color: 'color',
+  colour: 'color',
+  velikost: 'size',
+  'veľkosť': 'size',
+  size: 'size',
+  hmotnost: 'weight',
+  'hmotnosť': 'weight',
+  weight: 'weight',
+};
+
 export interface MapOptions {
   /** Whether a category id (YML `categoryId`) is defined in the feed so far; an undefined one is reported and not linked. */
   knownCategory?(id: string): boolean;
@@ -199,6 +213,21 @@ export function mapItem(raw: RawItem, mapping: ResolvedMapping, dialect: Dialect
     const limit = TEXT_LIMITS[field] ?? DEFAULT_TEXT_LIMIT;
     if (value !== null && value.length > limit) return { ok: false, error: error(line, 'catalog.item_value_too_long', { field, limit }) };
     text[field] = value === '' ? null : value;
+  }
+  // Heureka's PARAM (PARAM_NAME + VAL pairs): colour, size and weight when the item has no such tag.
+  if (dialect === 'heureka') {
+    const names = raw.tags.get('param/param_name') ?? [];
+    const values = raw.tags.get('param/val') ?? [];
+    if (names.length === values.length) {
+      names.forEach((n, i) => {
+        const field = HEUREKA_PARAMS[collapse(n).toLowerCase()];
+        const value = collapse(values[i]!);
+        if (field && !text[field] && value !== '' && value.length <= DEFAULT_TEXT_LIMIT) {
+          text[field] = value;
+          used[field] = `PARAM[${n}]`;
+        }
+      });
+    }
   }
   // YML `type="vendor.model"` offers need no <name>: "typePrefix vendor model".
   if (!text.name && dialect === 'yml' && raw.tags.get('type')?.[0] === 'vendor.model') {

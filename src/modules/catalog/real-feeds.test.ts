@@ -271,8 +271,13 @@ describe('item elements from the structure, case-sensitively', () => {
     assert.equal(r.parser.itemElement, null);
     assert.equal(r.parser.itemsFound, 0);
     // Heureka's <PRODUCT> inside <SHOPITEM> is the longer name, used only without PRODUCTNAME.
-    const h = await readXml('<SHOP><SHOPITEM><ITEM_ID>9</ITEM_ID><PRODUCT>Long name</PRODUCT></SHOPITEM></SHOP>');
+    const h = await readXml(
+      '<SHOP><SHOPITEM><ITEM_ID>9</ITEM_ID><PRODUCT>Long name</PRODUCT>' +
+        '<PARAM><PARAM_NAME>Barva</PARAM_NAME><VAL>černá</VAL></PARAM><PARAM><PARAM_NAME>Velikost</PARAM_NAME><VAL>XL</VAL></PARAM></SHOPITEM></SHOP>',
+    );
     assert.deepEqual([h.parser.itemElement, h.parser.itemsFound, product(h, 'xml_id:9').name], ['SHOP/SHOPITEM', 1, 'Long name']);
+    // PARAM pairs give colour and size.
+    assert.deepEqual([product(h, 'xml_id:9').color, product(h, 'xml_id:9').size], ['černá', 'XL']);
   });
 
   it('collapses the white space of single-line fields and category names, not of descriptions', async () => {
