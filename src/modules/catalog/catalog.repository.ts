@@ -19,6 +19,8 @@ export interface ProductFilter {
   inStock?: boolean;
   featured?: boolean;
   isActive: boolean;
+  /** Products whose last_import_id is this import. */
+  importId?: number;
 }
 
 /** `%`, `_` and `\` in a search are matched literally. */
@@ -39,6 +41,7 @@ function productWhere(partnerId: number, f: ProductFilter): SQL {
   }
   if (f.inStock !== undefined) conditions.push(eq(catalogProducts.availability, f.inStock));
   if (f.featured !== undefined) conditions.push(eq(catalogProducts.featured, f.featured));
+  if (f.importId !== undefined) conditions.push(eq(catalogProducts.lastImportId, f.importId));
   if (f.categoryId !== undefined) {
     // The category and every category under it.
     conditions.push(sql`exists (

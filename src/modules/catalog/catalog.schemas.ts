@@ -82,6 +82,7 @@ export const ProductsQuery = Type.Object({
   in_stock: Type.Optional(Type.Boolean({ description: 'Filters on availability' })),
   featured: OptionalBoolean,
   is_active: Type.Optional(Type.Boolean({ default: true, description: 'Inactive products are listed only with is_active=false' })),
+  import_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Products whose last_import_id is this import (what it created or changed)' })),
 });
 
 export const Category = Type.Object(

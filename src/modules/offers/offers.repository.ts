@@ -10,6 +10,8 @@ export type OfferColumns = Omit<typeof offers.$inferInsert, 'id' | 'partnerId' |
 export interface OfferListFilter {
   isActive?: boolean;
   featured?: boolean;
+  /** Offers that name this catalogue product: in product_ids, or import-sourced for it. */
+  productId?: number;
 }
 
 /** What a till or an app may see: live offers (active, started, not ended) of these partners. */
@@ -66,6 +68,9 @@ export const offersRepository = {
       isNull(offers.deletedAt),
       filter.isActive === undefined ? undefined : eq(offers.isActive, filter.isActive),
       filter.featured === undefined ? undefined : eq(offers.featured, filter.featured),
+      filter.productId === undefined
+        ? undefined
+        : sql`(${filter.productId}::int = any(${offers.productIds}) or ${offers.sourceProductId} = ${filter.productId}::int)`,
     );
     const rows = await db.select(columns).from(offers).where(where).orderBy(asc(offers.id)).limit(limit).offset(offset);
     const [total] = await db.select({ n: count() }).from(offers).where(where);

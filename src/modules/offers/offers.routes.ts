@@ -68,7 +68,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox<{ offers: OffersService; id
       schema: {
         tags: ['partners'],
         summary: "List the partner's offers",
-        description: 'Every offer (API and import), ordered by id, with `meta` pagination; filters is_active and featured.',
+        description: 'Every offer (API and import), ordered by id, with `meta` pagination; filters is_active, featured and product_id.',
         params: LocaleParams,
         querystring: ListOffersQuery,
         response: { 200: ListEnvelope(Offer), ...errorResponses(401, 403, 422, 429) },
@@ -76,7 +76,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox<{ offers: OffersService; id
     },
     async (req) => {
       const page = pageWindow(req.query);
-      const { items, total } = await offers.listOffers(principalOf(req, 'partner').partnerId, { isActive: req.query.is_active, featured: req.query.featured }, page);
+      const { items, total } = await offers.listOffers(principalOf(req, 'partner').partnerId, { isActive: req.query.is_active, featured: req.query.featured, productId: req.query.product_id }, page);
       return listWithMeta(req, items, page, total);
     },
   );

@@ -138,6 +138,7 @@ export const ListOffersQuery = Type.Object({
   ...PageQuery.properties,
   is_active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) offers; 1 and 0 are read as true and false.' })),
   featured: Type.Optional(Type.Boolean({ description: 'Only featured (true) or other (false) offers.' })),
+  product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Offers that name this catalogue product (in product_ids, or import-sourced for it).' })),
 });
 
 export const ShopOffersQuery = Type.Object({

@@ -2146,7 +2146,7 @@ export interface paths {
         };
         /**
          * List the partner's offers
-         * @description Every offer (API and import), ordered by id, with `meta` pagination; filters is_active and featured.
+         * @description Every offer (API and import), ordered by id, with `meta` pagination; filters is_active, featured and product_id.
          */
         get: operations["getPartnersOffers"];
         put?: never;
@@ -13865,6 +13865,8 @@ export interface operations {
                 featured?: boolean;
                 /** @description Inactive products are listed only with is_active=false */
                 is_active?: boolean;
+                /** @description Products whose last_import_id is this import (what it created or changed) */
+                import_id?: number;
             };
             header?: never;
             path: {
@@ -15970,6 +15972,8 @@ export interface operations {
                 is_active?: boolean;
                 /** @description Only featured (true) or other (false) offers. */
                 featured?: boolean;
+                /** @description Offers that name this catalogue product (in product_ids, or import-sourced for it). */
+                product_id?: number;
             };
             header?: never;
             path: {
