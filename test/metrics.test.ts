@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
 
@@ -18,6 +19,13 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return undefined;
 }
 
+/** The apps of this file share one database (starting PGlite per app is slow); each has its own metrics. */
+let db: TestDatabase;
+before(async () => {
+  db = await createTestDatabase();
+});
+after(() => db.drop());
+
 describe('metrics', () => {
   let t: TestApp;
   let partner: PartnerFixture;
@@ -25,7 +33,7 @@ describe('metrics', () => {
   const VC = '/:locale/shop/validate-credentials';
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({}, db);
     partner = await createPartner(t);
     for (let i = 0; i < 3; i++) {
       const ok = await request(t.url, 'POST', '/en/shop/validate-credentials', { headers: apiHeaders(partner.apiKey) });
@@ -109,7 +117,7 @@ describe('METRICS_TOKEN', () => {
   let t: TestApp;
 
   before(async () => {
-    t = await startTestApp({ METRICS_TOKEN: TOKEN });
+    t = await startTestApp({ METRICS_TOKEN: TOKEN }, db);
   });
   after(() => t.close());
 
