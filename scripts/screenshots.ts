@@ -44,6 +44,17 @@ try {
     await openNav(page, name);
     await shot(file);
   }
+  // Products: a YML feed imported on the Imports page first (the test fixture), then the list
+  // and one product's view.
+  await openNav(page, 'Imports');
+  await page.getByLabel('Feed file').setInputFiles(path.resolve(import.meta.dirname, '../test/fixtures/feeds/yml.xml'));
+  await page.getByRole('button', { name: 'Upload and import' }).click();
+  await page.getByRole('row').filter({ hasText: 'yml.xml' }).getByText('Done').waitFor({ timeout: 20_000 });
+  await openNav(page, 'Products');
+  await shot('products');
+  await page.getByRole('link', { name: 'Išmanusis telefonas X' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Išmanusis telefonas X' }).waitFor();
+  await shot('product');
   await page.setViewportSize({ width: 375, height: 760 });
   await openNav(page, 'Overview');
   await page.getByRole('figure').first().waitFor();

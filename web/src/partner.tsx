@@ -25,6 +25,12 @@ startConsole({
     { path: 'transactions', label: 'nav.transactions', page: lazy(() => import('./pages/transactions/transactions')) },
     { path: 'sms', label: 'nav.sms', page: lazy(() => import('./pages/sms/sms')) },
     { path: 'webhooks', label: 'nav.webhooks', page: lazy(() => import('./pages/webhooks/webhooks')) },
+    {
+      path: 'products',
+      label: 'nav.products',
+      page: lazy(() => import('./pages/products/products')),
+      subroutes: [{ path: 'products/:id', page: lazy(() => import('./pages/products/product')) }],
+    },
     { path: 'imports', label: 'nav.imports', page: lazy(() => import('./pages/imports/imports')) },
     { path: 'messages', label: 'nav.messages', page: lazy(() => import('./pages/messages/messages')) },
   ],

@@ -1,7 +1,8 @@
 // Imports (DESIGN.md §9, §11): a product feed uploaded as a file or fetched from a URL (once,
 // or kept as a feed re-imported every N minutes), live progress from the `import.progress`
 // events on the partner's private channel (polling the import while the channel is not
-// subscribed), the history, and the feed subscriptions.
+// subscribed), the history (each finished import links to its products on the Products page;
+// `?import=N` opens one import with its problems), and the feed subscriptions.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { listenPartner } from '../../api/realtime';
@@ -12,6 +13,18 @@ import { Field, Form, Select, Submit, optNumber, text, useForm } from '../../com
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
 type ImportStatus = 'queued' | 'running' | 'completed' | 'failed' | 'unchanged';
+type ImportProblem = { line: number | null; column: number | null; item: number | null; message: string };
+
+/** A problem with where it is: item, line and column when the import knows them. */
+function problemText(t: ReturnType<typeof useI18n>['t'], e: ImportProblem): string {
+  if (e.line === null) return e.message;
+  if (e.item !== null && e.column !== null) return t('imports.error_at', { item: e.item, line: e.line, column: e.column, message: e.message });
+  if (e.column !== null) return t('imports.error_line_column', { line: e.line, column: e.column, message: e.message });
+  return t('imports.error_line', { line: e.line, message: e.message });
+}
+
+/** Imports that may have written products: the Products page lists them by import. */
+const wroteProducts = (status: ImportStatus) => status === 'completed' || status === 'failed';
 interface Progress {
   import_id: number;
   status: ImportStatus;
@@ -31,6 +44,14 @@ export default function Imports() {
   const page = Number(query.page ?? 1);
   const history = useLoad(() => api.GET('/{locale}/shop/xml-import/history', { params: { query: { page, per_page: 20 } } }), [page]);
   const feeds = useLoad(() => api.GET('/{locale}/shop/xml-import/feeds', { params: { query: { per_page: 100 } } }), []);
+  const shownId = query.import ? Number(query.import) : undefined;
+  const shown = useLoad(
+    () =>
+      shownId !== undefined && Number.isInteger(shownId) && shownId > 0
+        ? api.GET('/{locale}/shop/xml-import/{import_id}', { params: { path: { import_id: shownId } } })
+        : Promise.resolve({ data: undefined, response: new Response(null, { status: 200 }) }),
+    [shownId],
+  );
   const fileForm = useForm();
   const urlForm = useForm();
   const rowForm = useForm();
@@ -168,12 +189,45 @@ export default function Imports() {
           </ul>
         </section>
       )}
+      {shownId !== undefined && <LoadError failure={shown.failure} />}
+      {shownId !== undefined && shown.data?.data && (
+        <section class="panel" aria-labelledby="import-detail">
+          <h2 id="import-detail">{t('imports.detail', { id: shown.data.data.id })}</h2>
+          <p>
+            <Status value={shown.data.data.status} label={t(`imports.status_${shown.data.data.status}`)} />{' '}
+            {t('imports.count_line', {
+              seen: formatNumber(locale, shown.data.data.items_seen),
+              created: formatNumber(locale, shown.data.data.created),
+              updated: formatNumber(locale, shown.data.data.updated),
+              skipped: formatNumber(locale, shown.data.data.skipped),
+            })}{' '}
+            {formatDateTime(locale, shown.data.data.finished_at)}
+          </p>
+          {wroteProducts(shown.data.data.status) && (
+            <p>
+              <a href={`/dashboard/products?import_id=${shown.data.data.id}`}>{t('imports.products_link', { id: shown.data.data.id })}</a>
+            </p>
+          )}
+          {shown.data.data.errors.length === 0 ? (
+            <p>{t('imports.no_errors')}</p>
+          ) : (
+            <ul aria-label={t('imports.errors')}>
+              {shown.data.data.errors.map((e, i) => (
+                <li key={i}>{problemText(t, e)}</li>
+              ))}
+            </ul>
+          )}
+          <button type="button" class="button button--secondary button--small" onClick={() => setQuery({ import: undefined })}>
+            {t('imports.close_detail')}
+          </button>
+        </section>
+      )}
       <LoadError failure={history.failure ?? rowForm.failure} />
       <Table
         caption={t('imports.history')}
         loading={history.loading}
         empty={t('imports.none')}
-        head={[t('common.id'), t('imports.source'), t('imports.mode'), t('common.status'), t('imports.finished'), t('imports.counts'), t('imports.errors')]}
+        head={[t('common.id'), t('imports.source'), t('imports.mode'), t('common.status'), t('imports.finished'), t('imports.counts'), t('imports.errors'), t('imports.products')]}
         rows={(history.data?.data ?? []).map((r) => [
           r.id,
           <span class="clip">{r.source === 'file' ? (r.filename ?? t('imports.file')) : r.url}</span>,
@@ -193,11 +247,12 @@ export default function Imports() {
               <summary>{formatNumber(locale, r.errors_count)}</summary>
               <ul>
                 {r.errors.map((e, i) => (
-                  <li key={i}>{e.line === null ? e.message : t('imports.error_line', { line: e.line, message: e.message })}</li>
+                  <li key={i}>{problemText(t, e)}</li>
                 ))}
               </ul>
             </details>
           ),
+          wroteProducts(r.status) ? <a href={`/dashboard/products?import_id=${r.id}`}>{t('imports.products_link', { id: r.id })}</a> : '—',
         ])}
       />
       <Pager meta={history.data?.meta} onPage={(p) => setQuery({ page: String(p) })} label={t('imports.history')} />
