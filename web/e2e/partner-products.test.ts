@@ -150,6 +150,25 @@ describe('partner console: products (375 px)', () => {
     await checkPage(page, 'One import at 375');
   });
 
+  it('a replace import that would deactivate most products deactivates nothing unless the box says so', async () => {
+    // Active imported products now: the two of yml.xml and X-1. A feed of X-1 alone would
+    // deactivate 2 of 3 — more than half — so it deactivates nothing and says why.
+    const only = Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<products><product><id>X-1</id><name>Popierinis maišelis</name><price>0.10</price></product></products>\n');
+    await openNav(page, 'Imports');
+    const fileForm = page.getByRole('region', { name: 'Upload a feed' });
+    await fileForm.getByLabel('Mode').selectOption('replace');
+    const guarded = await upload('only-one.xml', only);
+    assert.match(await guarded.innerText(), /1 read, 0 new, 0 updated, 0 skipped, 0 deactivated/);
+    await guarded.locator('summary').click();
+    assert.match(await guarded.locator('details li').first().innerText(), /2 of 3 .*more than half, so none was deactivated/);
+    // Ticked: the same feed deactivates the two.
+    await fileForm.getByLabel('Mode').selectOption('replace');
+    await fileForm.getByLabel(/may deactivate more than half/).check();
+    const allowed = await upload('only-one-again.xml', only);
+    assert.match(await allowed.innerText(), /1 read, 0 new, 0 updated, 0 skipped, 2 deactivated/);
+    await checkPage(page, 'Imports after a replace at 375');
+  });
+
   it('produced no script errors, CSP violations or failed requests', () => {
     assert.deepEqual(browser.problems, []);
   });

@@ -9,7 +9,7 @@ import { listenPartner } from '../../api/realtime';
 import { Confirm } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
-import { Field, Form, Select, Submit, optNumber, text, useForm } from '../../components/form';
+import { Checkbox, Field, Form, Select, Submit, bool, optNumber, text, useForm } from '../../components/form';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
 type ImportStatus = 'queued' | 'running' | 'completed' | 'failed' | 'unchanged';
@@ -116,6 +116,7 @@ export default function Imports() {
     }
     const body = new FormData();
     body.set('mode', text(fd, 'mode'));
+    if (bool(fd, 'allow_mass_deactivation')) body.set('allow_mass_deactivation', 'true');
     body.set('file', file, file.name);
     const r = await fileForm.run(() =>
       api.POST('/{locale}/shop/xml-import/from-file', { body: body as never, bodySerializer: (b: unknown) => b as FormData }),
@@ -130,7 +131,12 @@ export default function Imports() {
     const every = optNumber(fd, 'every_minutes');
     const r = await urlForm.run(() =>
       api.POST('/{locale}/shop/xml-import/from-url', {
-        body: { url: text(fd, 'url'), mode: text(fd, 'mode') as 'upsert' | 'replace', ...(every !== undefined ? { every_minutes: every } : {}) },
+        body: {
+          url: text(fd, 'url'),
+          mode: text(fd, 'mode') as 'upsert' | 'replace',
+          ...(every !== undefined ? { every_minutes: every } : {}),
+          ...(bool(fd, 'allow_mass_deactivation') ? { allow_mass_deactivation: true } : {}),
+        },
       }),
     );
     if (r) {
@@ -162,6 +168,7 @@ export default function Imports() {
           <Form form={fileForm} onSubmit={upload} label={t('imports.upload')} key={fileKey}>
             <Field name="file" label={t('imports.file')} hint={t('imports.file_hint')} type="file" accept=".xml,.gz,application/xml,text/xml,application/gzip" />
             <Select name="mode" label={t('imports.mode')} hint={t('imports.mode_hint')} options={modes} />
+            <Checkbox name="allow_mass_deactivation" label={t('imports.allow_mass_deactivation')} />
             <Submit form={fileForm}>{t('imports.upload_submit')}</Submit>
           </Form>
         </section>
@@ -171,6 +178,7 @@ export default function Imports() {
             <Field name="url" label={t('imports.url')} type="url" inputMode="url" placeholder="https://" />
             <Select name="mode" label={t('imports.mode')} hint={t('imports.mode_hint')} options={modes} />
             <Field name="every_minutes" label={t('imports.every_minutes')} hint={t('imports.every_minutes_hint')} inputMode="numeric" />
+            <Checkbox name="allow_mass_deactivation" label={t('imports.allow_mass_deactivation')} />
             <Submit form={urlForm}>{t('imports.from_url_submit')}</Submit>
           </Form>
         </section>
@@ -239,7 +247,7 @@ export default function Imports() {
             created: formatNumber(locale, r.created),
             updated: formatNumber(locale, r.updated),
             skipped: formatNumber(locale, r.skipped),
-          }),
+          }) + (r.mode === 'replace' ? t('imports.count_deactivated', { deactivated: formatNumber(locale, r.deactivated) }) : ''),
           r.errors_count === 0 ? (
             '0'
           ) : (
