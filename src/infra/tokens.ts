@@ -13,7 +13,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../shared/crypto.js';
-import type { Database, Executor } from './db/index.js';
+import type { Database, Db, Executor, Tx } from './db/index.js';
 import { revokedTokens, tokenCutoffs } from './db/infra.tables.js';
 
 export type TokenKind = 'customer' | 'partner' | 'admin';
@@ -279,11 +279,23 @@ export class TokenService {
   }
 
   /**
-   * A password change, inside its transaction: the account's tokens issued before now are
-   * refused once it commits. Returns `apply`, to call after the commit (this node at once).
+   * A password change: `write` stores the new hash in one transaction with the cut-off that
+   * refuses the account's tokens issued before now (when `write` found the account). Once it
+   * commits this node refuses them at once, the others on NOTIFY. Returns what `write` returned.
    */
-  async revokeIssuedBefore(tx: Executor, kind: TokenKind, subject: number, notBefore = Date.now()): Promise<{ apply(): void }> {
-    if (!this.revocations) throw new Error('token revocation is not configured');
-    return this.revocations.cutOff(tx, { kind, subject, notBefore, expiresAt: notBefore + this.longestTtl(kind) * 1000 });
+  async replacePassword<R>(db: Db, kind: TokenKind, subject: number, write: (tx: Tx) => Promise<R | undefined>): Promise<R | undefined> {
+    const revocations = this.revocations;
+    if (!revocations) throw new Error('token revocation is not configured');
+    let cutOff: { apply(): void } | undefined;
+    const row = await db.transaction(async (tx) => {
+      const written = await write(tx);
+      if (written !== undefined) {
+        const notBefore = Date.now();
+        cutOff = await revocations.cutOff(tx, { kind, subject, notBefore, expiresAt: notBefore + this.longestTtl(kind) * 1000 });
+      }
+      return written;
+    });
+    cutOff?.apply();
+    return row;
   }
 }

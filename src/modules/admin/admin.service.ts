@@ -3,7 +3,7 @@ import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
-import { normaliseEmail, wrongCurrentPassword, type PasswordGuard } from '../partners/partners.service.js';
+import { changeOwnPassword, normaliseEmail, unguarded, type PasswordGuard } from '../partners/partners.service.js';
 import { adminRepository as repo, type AdminRow } from './admin.repository.js';
 
 export interface AdminView {
@@ -69,20 +69,11 @@ export class AdminService {
     id: number,
     currentPassword: string,
     newPassword: string,
-    guard: PasswordGuard = (_email, change) => change(),
+    guard: PasswordGuard = unguarded,
   ): Promise<Result<{ token: string; expires_at: string; admin: AdminView }>> {
-    const row = await repo.findById(this.db, id);
-    if (!row) return wrongCurrentPassword();
-    return guard(row.email, async () => {
-      if (!(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
+    return changeOwnPassword(await repo.findById(this.db, id), currentPassword, guard, async () => {
       const passwordHash = await hashPassword(newPassword);
-      let revocation: { apply(): void } | undefined;
-      const updated = await this.db.transaction(async (tx) => {
-        const admin = await repo.setPasswordHash(tx, id, passwordHash);
-        if (admin) revocation = await this.tokens.revokeIssuedBefore(tx, 'admin', id);
-        return admin;
-      });
-      revocation?.apply();
+      const updated = await this.tokens.replacePassword(this.db, 'admin', id, (tx) => repo.setPasswordHash(tx, id, passwordHash));
       // Removed meanwhile: its token is no longer good either.
       if (!updated) return fail('INVALID_TOKEN');
       const { token, expiresAt } = await this.tokens.sign({ kind: 'admin', subject: id });

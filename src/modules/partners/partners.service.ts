@@ -42,7 +42,21 @@ export const isWrongCurrentPassword = (failure: DomainError): boolean =>
  * keyed by the account's e-mail: by default, no lock (services used without one, tests).
  */
 export type PasswordGuard = <T>(email: string, change: () => Promise<Result<T>>) => Promise<Result<T>>;
-const unguarded: PasswordGuard = (_email, change) => change();
+export const unguarded: PasswordGuard = (_email, change) => change();
+
+/**
+ * An account's own password change (partner or admin): the current password is checked under
+ * the guard (the account's sign-in lock), then `replace` stores the new one.
+ */
+export function changeOwnPassword<T>(
+  account: { email: string; passwordHash: string } | undefined,
+  currentPassword: string,
+  guard: PasswordGuard,
+  replace: () => Promise<Result<T>>,
+): Promise<Result<T>> {
+  if (!account) return Promise.resolve(wrongCurrentPassword());
+  return guard(account.email, async () => ((await verifyPassword(account.passwordHash, currentPassword)) ? replace() : wrongCurrentPassword()));
+}
 
 export class PartnersService {
   constructor(
@@ -105,10 +119,7 @@ export class PartnersService {
     newPassword: string,
     guard: PasswordGuard = unguarded,
   ): Promise<Result<{ token: string; expires_at: string; partner: PartnerView }>> {
-    const row = await repo.findById(this.db, id);
-    if (!row) return wrongCurrentPassword();
-    return guard(row.email, async () => {
-      if (!(await verifyPassword(row.passwordHash, currentPassword))) return wrongCurrentPassword();
+    return changeOwnPassword(await repo.findById(this.db, id), currentPassword, guard, async () => {
       const updated = await this.setPassword(id, newPassword);
       if (!updated) return missing('resource.partner');
       const { token, expiresAt } = await this.tokens.sign({ kind: 'partner', subject: id });
@@ -122,13 +133,7 @@ export class PartnersService {
    */
   async setPassword(id: number, password: string): Promise<PartnerView | undefined> {
     const passwordHash = await hashPassword(password);
-    let revocation: { apply(): void } | undefined;
-    const row = await this.db.transaction(async (tx) => {
-      const updated = await repo.setPasswordHash(tx, id, passwordHash);
-      if (updated) revocation = await this.tokens.revokeIssuedBefore(tx, 'partner', id);
-      return updated;
-    });
-    revocation?.apply();
+    const row = await this.tokens.replacePassword(this.db, 'partner', id, (tx) => repo.setPasswordHash(tx, id, passwordHash));
     return row && partnerView(row);
   }
 
