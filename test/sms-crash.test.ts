@@ -7,47 +7,32 @@
 // crash can leave in doubt, is tested in sms-smpp-crash.test.ts.) Runs on the embedded store
 // and, with DATABASE_URL, on PostgreSQL.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/infra/db/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
-import { childEnv, startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { processStore, startServerProcess, type ProcessStore } from './helpers/server-process.js';
 
 
 describe('SMS dispatch survives SIGKILL', () => {
-  let dataDir: string;
-  let db: TestDatabase | undefined;
-  const servers: ServerProcess[] = [];
+  let shared: ProcessStore;
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-crash-'));
-    if (process.env.DATABASE_URL) db = await createTestDatabase();
-    // The test reads the store itself at the end; its own pool must not hold the database.
-    await db?.database.close();
+    shared = await processStore('loyalty-crash-');
   });
   after(async () => {
-    for (const s of servers) await s.kill('SIGKILL');
-    if (db) await db.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    await shared?.close();
   });
 
   const env = () =>
-    childEnv({
-      LOYALTY_DATA_DIR: dataDir,
-      ...(db ? { DATABASE_URL: db.url } : {}),
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
+    shared.env({
       SMS_SIMULATOR_DELAY_MS: '300',
       SMS_DISPATCH_POLL_MS: '20',
     });
 
   it('delivers every stored message after a kill mid-dispatch, charged once and refunded never', async () => {
     const first = await startServerProcess(env());
-    servers.push(first);
+    shared.servers.push(first);
     assert.ok(first.apiKey, 'the demo seed printed API credentials');
     const key = first.apiKey;
 
@@ -87,7 +72,7 @@ describe('SMS dispatch survives SIGKILL', () => {
     assert.ok(outcomes.some((o) => o.status === 'rejected'), 'the kill cut sends off mid-flight');
 
     const second = await startServerProcess(env());
-    servers.push(second);
+    shared.servers.push(second);
     // Sends whose answer the kill cut off may have been stored (committed, reply lost): the
     // restarted server must finish those as well. The partner's history lists every one.
     const login = /Partner:\s+(\S+) \/ (\S+)/.exec(first.stdout());
@@ -118,7 +103,7 @@ describe('SMS dispatch survives SIGKILL', () => {
     }
     assert.equal(await second.kill('SIGTERM'), 0);
 
-    const store = await openDatabase({ databaseUrl: db?.url, databasePoolMax: 2, dataDir });
+    const store = await openDatabase({ databaseUrl: shared.db?.url, databasePoolMax: 2, dataDir: shared.dataDir });
     const rows = async <T>(q: ReturnType<typeof sql>) => ((await store.db.execute(q)) as unknown as { rows: T[] }).rows;
     try {
       const stored = await rows<{ id: string }>(sql`select id from sms_messages`);

@@ -1,14 +1,10 @@
 // The SMPP kill -9 test of issue 20 (beside test/sms-smpp-crash.test.ts, which holds every answer): a
 // real server process, the SMSC of test/helpers/smsc.ts, SIGKILL mid-flow, a restart on the same data.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { IN_DOUBT_ERROR } from '../src/modules/sms/dispatcher.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
-import { childEnv, startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { processStore, startServerProcess, type ProcessStore } from './helpers/server-process.js';
 import { createTestSmsc, waitFor, type TestSmsc } from './helpers/smsc.js';
 
 const SENDS = 40;
@@ -21,30 +17,20 @@ const FINAL = new Set(['delivered', 'failed', 'expired']);
 // restart every message is final within 60 s, each text reached the SMSC exactly once, and a
 // message is in doubt only if its text was written to the SMSC before the kill.
 describe('SMPP dispatch survives SIGKILL mid-flow', () => {
-  let dataDir: string;
-  let db: TestDatabase | undefined;
+  let shared: ProcessStore;
   let smsc: TestSmsc;
-  const servers: ServerProcess[] = [];
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-smpp-crash-flow-'));
-    if (process.env.DATABASE_URL) db = await createTestDatabase();
-    await db?.database.close();
+    shared = await processStore('loyalty-smpp-crash-flow-');
     smsc = await createTestSmsc({ responseDelayMs: 200 });
   });
   after(async () => {
-    for (const s of servers) await s.kill('SIGKILL');
+    await shared?.close();
     await smsc.close();
-    if (db) await db.drop();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   const env = () =>
-    childEnv({
-      LOYALTY_DATA_DIR: dataDir,
-      ...(db ? { DATABASE_URL: db.url } : {}),
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
+    shared.env({
       SMS_CARRIER: 'smpp',
       SMPP_URL: smsc.url(),
       SMPP_WINDOW: String(WINDOW),
@@ -56,7 +42,7 @@ describe('SMPP dispatch survives SIGKILL mid-flow', () => {
   it('puts in doubt only messages whose text was written before the kill; every other is sent once', async () => {
     smsc.refuseBinds(true);
     const first = await startServerProcess(env());
-    servers.push(first);
+    shared.servers.push(first);
     const key = first.apiKey;
     assert.ok(key, 'the demo seed printed API credentials');
     await waitFor(() => smsc.stats.bindFailures > 0, 10_000, 'the server tried to bind');
@@ -79,7 +65,7 @@ describe('SMPP dispatch survives SIGKILL mid-flow', () => {
     assert.ok(beforeKill.size > WINDOW && beforeKill.size < SENDS, `written before the kill: ${beforeKill.size}`);
 
     const second = await startServerProcess(env());
-    servers.push(second);
+    shared.servers.push(second);
     const restartedAt = Date.now();
     const login = /Partner:\s+(\S+) \/ (\S+)/.exec(first.stdout());
     assert.ok(login, 'the demo seed printed partner credentials');

@@ -12,16 +12,12 @@
 // Every accepted message reaches a final state and each text reaches the SMSC exactly once.
 // Runs on the embedded store and, with DATABASE_URL, on PostgreSQL.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/infra/db/index.js';
 import { IN_DOUBT_ERROR } from '../src/modules/sms/dispatcher.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
-import { childEnv, startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { processStore, startServerProcess, type ProcessStore } from './helpers/server-process.js';
 import { createTestSmsc, waitFor, type TestSmsc } from './helpers/smsc.js';
 
 const SENDS = 40;
@@ -30,31 +26,20 @@ const PRICE = 0.029; // LT, the default price table
 const FINAL = new Set(['delivered', 'failed', 'expired']);
 
 describe('SMPP dispatch survives SIGKILL', () => {
-  let dataDir: string;
-  let db: TestDatabase | undefined;
+  let shared: ProcessStore;
   let smsc: TestSmsc;
-  const servers: ServerProcess[] = [];
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-smpp-crash-'));
-    if (process.env.DATABASE_URL) db = await createTestDatabase();
-    // The test reads the store itself at the end; its own pool must not hold the database.
-    await db?.database.close();
+    shared = await processStore('loyalty-smpp-crash-');
     smsc = await createTestSmsc();
   });
   after(async () => {
-    for (const s of servers) await s.kill('SIGKILL');
+    await shared?.close();
     await smsc.close();
-    if (db) await db.drop();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   const env = () =>
-    childEnv({
-      LOYALTY_DATA_DIR: dataDir,
-      ...(db ? { DATABASE_URL: db.url } : {}),
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
+    shared.env({
       SMS_CARRIER: 'smpp',
       SMPP_URL: smsc.url(),
       SMPP_WINDOW: String(WINDOW),
@@ -67,7 +52,7 @@ describe('SMPP dispatch survives SIGKILL', () => {
     smsc.holdResponses(true);
     smsc.refuseBinds(true);
     const first = await startServerProcess(env());
-    servers.push(first);
+    shared.servers.push(first);
     assert.ok(first.apiKey, 'the demo seed printed API credentials');
     const key = first.apiKey;
     await waitFor(() => smsc.stats.bindFailures > 0, 10_000, 'the server tried to bind');
@@ -94,7 +79,7 @@ describe('SMPP dispatch survives SIGKILL', () => {
     assert.equal(onTheWire.length, WINDOW, `submitted before the kill: ${onTheWire.join(', ')}`);
 
     const second = await startServerProcess(env());
-    servers.push(second);
+    shared.servers.push(second);
     // One request a round for every message's status: the partner's history.
     const login = /Partner:\s+(\S+) \/ (\S+)/.exec(first.stdout());
     assert.ok(login, 'the demo seed printed partner credentials');
@@ -144,7 +129,7 @@ describe('SMPP dispatch survives SIGKILL', () => {
     assert.equal(await second.kill('SIGTERM'), 0);
 
     // The in-doubt messages, and only they, were refunded.
-    const store = await openDatabase({ databaseUrl: db?.url, databasePoolMax: 2, dataDir });
+    const store = await openDatabase({ databaseUrl: shared.db?.url, databasePoolMax: 2, dataDir: shared.dataDir });
     try {
       const rows = async <T>(q: ReturnType<typeof sql>) => ((await store.db.execute(q)) as unknown as { rows: T[] }).rows;
       const refunds = await rows<{ message_id: string }>(sql`select message_id from sms_account_ledger where kind = 'refund'`);

@@ -5,18 +5,14 @@
 // item counted exactly once and no product written twice. Runs on the embedded store and,
 // with DATABASE_URL, on PostgreSQL.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/infra/db/index.js';
 import { waitForImport } from './helpers/catalog.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { apiHeaders, request } from './helpers/http.js';
-import { childEnv, startServerProcess, type ServerProcess } from './helpers/server-process.js';
+import { processStore, startServerProcess, type ProcessStore } from './helpers/server-process.js';
 
 const ITEMS = 3000;
 const HANG_AFTER = 2200;
@@ -24,18 +20,14 @@ const HANG_AFTER = 2200;
 const item = (i: number) => `<product id="P${i}"><name>Product ${i}</name><price>${i}.99</price><category>Group ${i % 7}</category></product>\n`;
 
 describe('an import survives SIGKILL', () => {
-  let dataDir: string;
-  let db: TestDatabase | undefined;
+  let shared: ProcessStore;
   let feedServer: http.Server;
   let feedUrl: string;
   let requests = 0;
   const hanging: http.ServerResponse[] = [];
-  const servers: ServerProcess[] = [];
 
   before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-import-crash-'));
-    if (process.env.DATABASE_URL) db = await createTestDatabase();
-    await db?.database.close();
+    shared = await processStore('loyalty-import-crash-');
     // The first fetch sends most of the feed and then stalls (the node is killed meanwhile);
     // later fetches send it whole.
     feedServer = http.createServer((_req, res) => {
@@ -54,19 +46,13 @@ describe('an import survives SIGKILL', () => {
     feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/feed.xml`;
   });
   after(async () => {
-    for (const s of servers) await s.kill('SIGKILL');
+    await shared?.close();
     for (const res of hanging) res.destroy();
     await new Promise((resolve) => feedServer.close(resolve));
-    if (db) await db.drop();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   const env = () =>
-    childEnv({
-      LOYALTY_DATA_DIR: dataDir,
-      ...(db ? { DATABASE_URL: db.url } : {}),
-      LOYALTY_DEMO_SEED: 'true',
-      RATE_LIMIT_DISABLED: 'true',
+    shared.env({
       ALLOW_PRIVATE_URLS: 'true',
       XML_IMPORT_LEASE_MS: '1500',
       XML_IMPORT_TIMEOUT_MS: '60000',
@@ -74,7 +60,7 @@ describe('an import survives SIGKILL', () => {
 
   it('resumes after the last committed batch and completes with exact counts', { timeout: 240_000 }, async () => {
     const first = await startServerProcess(env());
-    servers.push(first);
+    shared.servers.push(first);
     assert.ok(first.apiKey, 'the demo seed printed API credentials');
     const key = first.apiKey;
     const res = await request(first.url, 'POST', '/en/shop/xml-import/from-url', { headers: apiHeaders(key), json: { url: feedUrl } });
@@ -94,7 +80,7 @@ describe('an import survives SIGKILL', () => {
     await first.kill('SIGKILL');
 
     const second = await startServerProcess(env());
-    servers.push(second);
+    shared.servers.push(second);
     const rec = await waitForImport(second, key, id, 90_000);
     assert.deepEqual(
       { status: rec.status, items_seen: rec.items_seen, created: rec.created, updated: rec.updated, unchanged: rec.unchanged, skipped: rec.skipped, errors_count: rec.errors_count },
@@ -103,7 +89,7 @@ describe('an import survives SIGKILL', () => {
     assert.equal(requests, 2, 'fetched again by the node that resumed it');
     assert.equal(await second.kill('SIGTERM'), 0);
 
-    const store = await openDatabase({ databaseUrl: db?.url, databasePoolMax: 2, dataDir });
+    const store = await openDatabase({ databaseUrl: shared.db?.url, databasePoolMax: 2, dataDir: shared.dataDir });
     try {
       const rows = async <T>(q: ReturnType<typeof sql>) => ((await store.db.execute(q)) as unknown as { rows: T[] }).rows;
       const [counts] = await rows<{ products: number; keys: number; attempts: number; last: number }>(sql`

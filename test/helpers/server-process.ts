@@ -1,8 +1,11 @@
 // The real server as a child process (`node --import tsx src/server.ts`), for tests that
 // need a process boundary: kill -9, restarts, several nodes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Env } from './app.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 const SERVER = path.resolve('src/server.ts');
 
@@ -66,4 +69,45 @@ export function childEnv(overrides: Env): Env {
     }
   }
   return { ...env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...overrides };
+}
+
+/**
+ * The store that a test's server processes share across kills and restarts: a data folder and,
+ * when DATABASE_URL is set, a scratch PostgreSQL database (its own pool closed: the test reads
+ * the store with a pool of its own at the end, which must not be held up).
+ */
+export interface ProcessStore {
+  dataDir: string;
+  db: TestDatabase | undefined;
+  /** Servers started on it, killed by close(). */
+  servers: ServerProcess[];
+  /** A child environment on this store (demo seed on, limits off), plus `overrides`. */
+  env(overrides: Env): Env;
+  /** Kills the servers still running and removes the store. */
+  close(): Promise<void>;
+}
+
+export async function processStore(prefix: string): Promise<ProcessStore> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  const db = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+  await db?.database.close();
+  const servers: ServerProcess[] = [];
+  return {
+    dataDir,
+    db,
+    servers,
+    env: (overrides) =>
+      childEnv({
+        LOYALTY_DATA_DIR: dataDir,
+        ...(db ? { DATABASE_URL: db.url } : {}),
+        LOYALTY_DEMO_SEED: 'true',
+        RATE_LIMIT_DISABLED: 'true',
+        ...overrides,
+      }),
+    async close() {
+      for (const s of servers) await s.kill('SIGKILL');
+      if (db) await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
