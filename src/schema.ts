@@ -21,3 +21,4 @@ export * from './modules/offers/offers.tables.js';
 export * from './modules/coupons/coupons.tables.js';
 export * from './modules/games/gameplay.tables.js';
 export * from './modules/catalog/catalog.tables.js';
+export * from './modules/campaigns/campaigns.tables.js';

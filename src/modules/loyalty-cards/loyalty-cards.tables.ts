@@ -28,6 +28,8 @@ export const loyaltyCards = pgTable(
     source: text({ enum: ['issued', 'third_party'] }).notNull().default('issued'),
     /** Sum of the card's ledger; changed only together with a ledger row, under the row lock. */
     pointsBalance: integer('points_balance').notNull().default(0),
+    /** Points a return took back that the balance could not cover; later earnings pay it first (DESIGN.md §12). */
+    pointsDebt: integer('points_debt').notNull().default(0),
     /** Earliest expiry among lots with points left: lets a balance read skip the lot scan. */
     nextExpiryAt: tz('next_expiry_at'),
     createdAt: tz('created_at').notNull().defaultNow(),
@@ -35,6 +37,7 @@ export const loyaltyCards = pgTable(
   },
   (t) => [
     check('loyalty_cards_balance_non_negative', sql`${t.pointsBalance} >= 0`),
+    check('loyalty_cards_debt_non_negative', sql`${t.pointsDebt} >= 0`),
     uniqueIndex('loyalty_cards_programme_customer_key').on(t.partnerCardId, t.customerId),
     uniqueIndex('loyalty_cards_partner_number_key').on(t.partnerId, t.cardNumber),
     index('loyalty_cards_partner_idx').on(t.partnerId, t.id),

@@ -43,6 +43,7 @@ export interface TransactionView {
   receipt_number: string | null;
   reason: string | null;
   reverses_id: number | null;
+  returns_id: number | null;
   created_at: string;
 }
 
@@ -59,6 +60,7 @@ export function transactionView(row: TransactionRow): TransactionView {
     receipt_number: row.receiptNumber,
     reason: row.reason,
     reverses_id: row.reversesId,
+    returns_id: row.returnsId,
     created_at: iso(row.createdAt),
   };
 }
@@ -76,6 +78,7 @@ function entryView(e: Entry, id: number): TransactionView {
     receipt_number: e.receiptNumber,
     reason: e.reason,
     reverses_id: e.reversesId,
+    returns_id: e.returnsId ?? null,
     created_at: iso(e.createdAt),
   };
 }
@@ -194,6 +197,7 @@ export class PointsLedger {
         receipt_number: statement.receiptNumber,
         reason: null,
         reverses_id: null,
+        returns_id: null,
         created_at: iso(now),
       });
     }

@@ -58,6 +58,8 @@ export interface Entry {
   receiptNumber: string | null;
   reason: string | null;
   reversesId: number | null;
+  /** A `return` entry's purchase or deduction. */
+  returnsId?: number | null;
   createdAt: Date;
   /** The lot this entry earns (credits only). */
   lot?: { points: number; expiresAt: Date | null };
@@ -213,9 +215,9 @@ export const pointsRepository = {
     const result = await db.execute(sql`
       with t as (
         insert into points_transactions
-          (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, reason, reverses_id, created_at)
+          (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, reason, reverses_id, returns_id, created_at)
         values (${e.partnerId}, ${e.cardId}, ${e.customerId}, ${e.shopId}, ${e.type}, ${e.points}, ${e.amount}::numeric,
-                ${e.balanceAfter}, ${e.receiptNumber}, ${e.reason}, ${e.reversesId}, ${now}::timestamptz)
+                ${e.balanceAfter}, ${e.receiptNumber}, ${e.reason}, ${e.reversesId}, ${e.returnsId ?? null}, ${now}::timestamptz)
         on conflict do nothing
         returning id
       ), new_lot as (

@@ -12,8 +12,12 @@ export const TransactionType = Type.Union(
     Type.Literal('reversal'),
     Type.Literal('redeem'),
     Type.Literal('game'),
+    Type.Literal('return'),
   ],
-  { description: 'purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)' },
+  {
+    description:
+      'purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)',
+  },
 );
 
 export const Transaction = Type.Object(
@@ -31,6 +35,7 @@ export const Transaction = Type.Object(
     receipt_number: Type.Union([Type.String(), Type.Null()]),
     reason: Type.Union([Type.String(), Type.Null()]),
     reverses_id: Type.Union([Type.Integer(), Type.Null()]),
+    returns_id: Type.Union([Type.Integer(), Type.Null()], { description: 'On a return: the purchase or deduction whose goods came back' }),
     created_at: DateTime,
   },
   { description: 'Points transaction (ledger entry)' },

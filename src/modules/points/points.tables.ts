@@ -40,6 +40,11 @@ export const POINTS_TRANSACTION_TYPES = [
   'redeem',
   /** Points won in a game (src/modules/games gameplay). */
   'game',
+  /**
+   * Goods returned (DESIGN.md §12, returns_id): on a purchase, points ≤ 0 taken back line by
+   * line (what the balance cannot cover becomes points_debt); on a deduction, points > 0 given back.
+   */
+  'return',
 ] as const;
 export type PointsTransactionType = (typeof POINTS_TRANSACTION_TYPES)[number];
 
@@ -66,6 +71,8 @@ export const pointsTransactions = pgTable(
     receiptNumber: text('receipt_number'),
     reason: text(),
     reversesId: integer('reverses_id').references((): AnyPgColumn => pointsTransactions.id, { onDelete: 'restrict' }),
+    /** The purchase or deduction a `return` entry returns goods of (many returns per transaction). */
+    returnsId: integer('returns_id').references((): AnyPgColumn => pointsTransactions.id, { onDelete: 'restrict' }),
     createdAt: tz('created_at').notNull(),
   },
   (t) => [
@@ -81,6 +88,7 @@ export const pointsTransactions = pgTable(
       .where(sql`${t.receiptNumber} is not null and ${t.type} = 'purchase'`),
     // A transaction is reversed at most once.
     uniqueIndex('points_transactions_reverses_key').on(t.reversesId).where(sql`${t.reversesId} is not null`),
+    index('points_transactions_returns_idx').on(t.returnsId).where(sql`${t.returnsId} is not null`),
   ],
 );
 
@@ -127,4 +135,82 @@ export const pointsLotDraws = pgTable(
     index('points_lot_draws_lot_idx').on(t.lotId),
     check('points_lot_draws_non_zero', sql`${t.points} <> 0`),
   ],
+);
+
+/**
+ * A purchase's basket lines (DESIGN.md §12), in receipt order. `points` is the line's share of
+ * every source; `returned_quantity` grows with each return and never passes `quantity`.
+ */
+export const pointsTransactionLines = pgTable(
+  'points_transaction_lines',
+  {
+    transactionId: integer('transaction_id')
+      .notNull()
+      .references(() => pointsTransactions.id, { onDelete: 'cascade' }),
+    /** 1-based position in the receipt. */
+    position: integer().notNull(),
+    lineId: text('line_id').notNull(),
+    /** The partner's catalogue product the line matched, if any. */
+    productId: integer('product_id'),
+    sku: text(),
+    ean: text(),
+    name: text(),
+    quantity: numeric({ precision: 14, scale: 3 }).notNull(),
+    amount: numeric({ precision: 14, scale: 4 }).notNull(),
+    points: integer().notNull(),
+    returnedQuantity: numeric('returned_quantity', { precision: 14, scale: 3 }).notNull().default('0'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.transactionId, t.position] }),
+    uniqueIndex('points_transaction_lines_line_key').on(t.transactionId, t.lineId),
+    check('points_transaction_lines_returned', sql`${t.returnedQuantity} >= 0 and ${t.returnedQuantity} <= ${t.quantity}`),
+  ],
+);
+
+export const POINTS_SOURCES = ['base', 'tier', 'campaign'] as const;
+export type PointsSource = (typeof POINTS_SOURCES)[number];
+
+/**
+ * What each source earned on each line of a purchase: the only input of a return, so that a
+ * return never re-evaluates campaigns that changed since the sale. Position 0 is the whole
+ * amount of a purchase without lines. `returned_points` grows with each return.
+ */
+export const pointsTransactionSources = pgTable(
+  'points_transaction_sources',
+  {
+    transactionId: integer('transaction_id')
+      .notNull()
+      .references(() => pointsTransactions.id, { onDelete: 'cascade' }),
+    position: integer().notNull(),
+    source: text().$type<PointsSource>().notNull(),
+    /** The campaign of a `campaign` source (0 for base and tier, so that the key is plain). */
+    campaignId: integer('campaign_id').notNull().default(0),
+    points: integer().notNull(),
+    returnedPoints: integer('returned_points').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.transactionId, t.position, t.source, t.campaignId] }),
+    index('points_transaction_sources_campaign_idx').on(t.campaignId).where(sql`${t.campaignId} <> 0`),
+    check('points_transaction_sources_source', sql`${t.source} in ('base', 'tier', 'campaign')`),
+    check('points_transaction_sources_returned', sql`${t.returnedPoints} >= 0 and ${t.returnedPoints} <= ${t.points}`),
+  ],
+);
+
+/**
+ * The card's points debt (DESIGN.md §12): a return the balance could not cover owes the rest
+ * (points > 0, the return's entry); later earnings pay it off first (points < 0, the earning's
+ * entry). card.points_debt = Σ points, and card.points_balance − card.points_debt = Σ ledger points.
+ */
+export const pointsDebtEntries = pgTable(
+  'points_debt_entries',
+  {
+    transactionId: integer('transaction_id')
+      .primaryKey()
+      .references(() => pointsTransactions.id, { onDelete: 'restrict' }),
+    cardId: integer('card_id')
+      .notNull()
+      .references(() => loyaltyCards.id, { onDelete: 'restrict' }),
+    points: integer().notNull(),
+  },
+  (t) => [index('points_debt_entries_card_idx').on(t.cardId), check('points_debt_entries_non_zero', sql`${t.points} <> 0`)],
 );

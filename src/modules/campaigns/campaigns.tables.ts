@@ -1,0 +1,96 @@
+// Campaigns (DESIGN.md §12): rules on top of a programme's base rule, evaluated in the
+// award's own transaction (src/modules/campaigns/evaluate.ts is the pure evaluator, the
+// points ledger its transactional shell).
+//
+// `uses_count` and `points_awarded` are the counters that make `uses` and `points_budget`
+// exact under concurrency: an award takes them with one conditional UPDATE
+// (… WHERE points_awarded + n <= points_budget), never read-then-write. Per-customer limits
+// count in `campaign_card_uses` under the card's row lock, which every award holds anyway.
+//
+// shop_ids / tier_ids / product_ids / category_ids are id arrays, as offers have them: `[]`
+// means "all", so a deleted shop must not widen a campaign to every shop.
+//
+// Campaigns are soft-deleted: the points a transaction earned from one keep its id and name,
+// and a return gives its budget back even after the campaign is gone from the list.
+import { sql } from 'drizzle-orm';
+import { boolean, check, date, index, integer, numeric, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
+import { partnerCards } from '../partner-cards/partner-cards.tables.js';
+import { partners } from '../partners/partners.tables.js';
+
+const tz = (name: string) => timestamp(name, { withTimezone: true });
+const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+
+export const CAMPAIGN_EFFECT_TYPES = ['multiplier', 'bonus', 'per_currency', 'per_item'] as const;
+export type CampaignEffectType = (typeof CAMPAIGN_EFFECT_TYPES)[number];
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    partnerId: integer('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    partnerCardId: integer('partner_card_id')
+      .notNull()
+      .references(() => partnerCards.id, { onDelete: 'restrict' }),
+    name: text().notNull(),
+    description: text(),
+    isActive: boolean('is_active').notNull().default(true),
+    startsAt: tz('starts_at'),
+    endsAt: tz('ends_at'),
+    /** ISO days 1 (Monday) … 7; empty = every day. */
+    daysOfWeek: smallint('days_of_week').array().notNull().default(sql`'{}'::smallint[]`),
+    /** "HH:MM" in `time_zone`; `to_time` exclusive; a window may wrap midnight. */
+    fromTime: text('from_time'),
+    toTime: text('to_time'),
+    timeZone: text('time_zone').notNull().default('Europe/Vilnius'),
+    shopIds: integer('shop_ids').array().notNull().default(sql`'{}'::integer[]`),
+    tierIds: integer('tier_ids').array().notNull().default(sql`'{}'::integer[]`),
+    minAmount: numeric('min_amount', { precision: 14, scale: 4 }),
+    productIds: integer('product_ids').array().notNull().default(sql`'{}'::integer[]`),
+    categoryIds: integer('category_ids').array().notNull().default(sql`'{}'::integer[]`),
+    skus: text().array().notNull().default(sql`'{}'::text[]`),
+    firstPurchaseOnly: boolean('first_purchase_only').notNull().default(false),
+    effectType: text('effect_type').$type<CampaignEffectType>().notNull(),
+    /** Exact decimal, 2 places (a bonus is a whole number). */
+    effectValue: numeric('effect_value', { precision: 14, scale: 2 }).notNull(),
+    priority: integer().notNull().default(0),
+    exclusive: boolean().notNull().default(false),
+    limitPerCustomer: integer('limit_per_customer'),
+    limitPerCustomerPerDay: integer('limit_per_customer_per_day'),
+    limitUses: integer('limit_uses'),
+    pointsBudget: integer('points_budget'),
+    /** Awards with a breakdown row of the campaign (returns do not give uses back). */
+    usesCount: integer('uses_count').notNull().default(0),
+    /** Points given, net of returns. */
+    pointsAwarded: integer('points_awarded').notNull().default(0),
+    deletedAt: tz('deleted_at'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('campaigns_partner_idx').on(t.partnerId, t.id),
+    // The award's load: the programme's live campaigns.
+    index('campaigns_programme_live_idx').on(t.partnerCardId).where(sql`${t.deletedAt} is null and ${t.isActive}`),
+    check('campaigns_effect_type', sql`${t.effectType} in (${list(CAMPAIGN_EFFECT_TYPES)})`),
+    check('campaigns_counters', sql`${t.usesCount} >= 0 and ${t.pointsAwarded} >= 0`),
+    check('campaigns_window', sql`${t.endsAt} is null or ${t.startsAt} is null or ${t.endsAt} > ${t.startsAt}`),
+  ],
+);
+
+/** A card's uses of a campaign per day (in the campaign's time zone); the per-customer total is their sum. */
+export const campaignCardUses = pgTable(
+  'campaign_card_uses',
+  {
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    cardId: integer('card_id')
+      .notNull()
+      .references(() => loyaltyCards.id, { onDelete: 'cascade' }),
+    day: date({ mode: 'string' }).notNull(),
+    uses: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.cardId, t.day] }), check('campaign_card_uses_positive', sql`${t.uses} > 0`)],
+);
