@@ -26,6 +26,7 @@ CREATE TABLE "points_transaction_sources" (
 	"position" integer NOT NULL,
 	"source" text NOT NULL,
 	"campaign_id" integer DEFAULT 0 NOT NULL,
+	"ordinal" integer NOT NULL,
 	"points" integer NOT NULL,
 	"returned_points" integer DEFAULT 0 NOT NULL,
 	CONSTRAINT "points_transaction_sources_transaction_id_position_source_campaign_id_pk" PRIMARY KEY("transaction_id","position","source","campaign_id"),
@@ -98,5 +99,7 @@ CREATE INDEX "campaigns_partner_idx" ON "campaigns" USING btree ("partner_id","i
 CREATE INDEX "campaigns_programme_live_idx" ON "campaigns" USING btree ("partner_card_id") WHERE "campaigns"."deleted_at" is null and "campaigns"."is_active";--> statement-breakpoint
 ALTER TABLE "points_transactions" ADD CONSTRAINT "points_transactions_returns_id_points_transactions_id_fk" FOREIGN KEY ("returns_id") REFERENCES "public"."points_transactions"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "points_transactions_returns_idx" ON "points_transactions" USING btree ("returns_id") WHERE "points_transactions"."returns_id" is not null;--> statement-breakpoint
+CREATE INDEX "catalog_products_sku_idx" ON "catalog_products" USING btree ("partner_id","sku") WHERE "catalog_products"."sku" is not null;--> statement-breakpoint
+CREATE INDEX "catalog_products_ean_idx" ON "catalog_products" USING btree ("partner_id","ean") WHERE "catalog_products"."ean" is not null;--> statement-breakpoint
 ALTER TABLE "loyalty_cards" ADD CONSTRAINT "loyalty_cards_debt_non_negative" CHECK ("loyalty_cards"."points_debt" >= 0);--> statement-breakpoint
 ALTER TABLE "points_transactions" ADD CONSTRAINT "points_transactions_type" CHECK ("points_transactions"."type" in ('purchase', 'deduct', 'adjust', 'bonus', 'expire', 'reversal', 'redeem', 'game', 'return'));

@@ -109,6 +109,9 @@ export const catalogProducts = pgTable(
   (t) => [
     uniqueIndex('catalog_products_key').on(t.partnerId, t.importKey),
     index('catalog_products_partner_idx').on(t.partnerId, t.isActive, t.id),
+    // A till's basket line is matched by sku, else ean (DESIGN.md §12), on every award with lines.
+    index('catalog_products_sku_idx').on(t.partnerId, t.sku).where(sql`${t.sku} is not null`),
+    index('catalog_products_ean_idx').on(t.partnerId, t.ean).where(sql`${t.ean} is not null`),
   ],
 );
 

@@ -185,6 +185,8 @@ export const pointsTransactionSources = pgTable(
     source: text().$type<PointsSource>().notNull(),
     /** The campaign of a `campaign` source (0 for base and tier, so that the key is plain). */
     campaignId: integer('campaign_id').notNull().default(0),
+    /** The breakdown's order: 0 base, 1 tier, then the campaigns in evaluation order. */
+    ordinal: integer().notNull(),
     points: integer().notNull(),
     returnedPoints: integer('returned_points').notNull().default(0),
   },
