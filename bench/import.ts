@@ -117,7 +117,8 @@ async function main() {
   };
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
-  const server = await startServerProcess(childEnv(env));
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = await startServerProcess(childEnv(env), 180_000, nodeArgs);
   const results: Array<Record<string, number>> = [];
   try {
     const key = server.apiKey!;
