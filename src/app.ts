@@ -46,6 +46,8 @@ import { smsRoutes } from './modules/sms/sms.routes.js';
 import { SystemService } from './modules/system/system.service.js';
 import { systemRoutes } from './modules/system/system.routes.js';
 import { offersRoutes } from './modules/offers/offers.routes.js';
+import { campaignsRoutes } from './modules/campaigns/campaigns.routes.js';
+import { CampaignsService } from './modules/campaigns/campaigns.service.js';
 import { couponsRoutes } from './modules/coupons/coupons.routes.js';
 import { gameplayRoutes } from './modules/games/gameplay.routes.js';
 
@@ -202,6 +204,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     stats: services.adminStats,
   });
   await fastify.register(offersRoutes, { offers: services.offers, idempotency });
+  const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards });
+  await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
   await fastify.register(gameplayRoutes, {
     gameplay: services.gameplay,

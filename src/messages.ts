@@ -17,6 +17,7 @@ import { couponsMessages } from './modules/coupons/coupons.messages.js';
 import { gameplayMessages } from './modules/games/gameplay.messages.js';
 import { catalogMessages } from './modules/catalog/catalog.messages.js';
 import { shopsMessages } from './modules/shops/shops.messages.js';
+import { campaignsMessages } from './modules/campaigns/campaigns.messages.js';
 
 export const moduleMessages = [
   smsMessages,
@@ -34,6 +35,7 @@ export const moduleMessages = [
   gameplayMessages,
   catalogMessages,
   shopsMessages,
+  campaignsMessages,
 ];
 
 registerMessages(...moduleMessages);

@@ -1,0 +1,84 @@
+// SQL for the campaigns CRUD. Every function takes the owning partner: another partner's
+// campaign is simply not found. Soft-deleted campaigns are not found either (their rows stay
+// for the transactions that earned points from them, see campaigns.tables.ts).
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../infra/db/index.js';
+// Read-only ownership checks of catalogue ids. CatalogService has no "which of these ids are
+// the partner's" read yet (offers never checked them); when it gets one, call it instead.
+import { catalogCategories, catalogProducts } from '../catalog/catalog.tables.js';
+import { campaignStatusSql, type CampaignStatus } from './campaign-status.js';
+import { campaigns } from './campaigns.tables.js';
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+export type CampaignColumns = Omit<typeof campaigns.$inferInsert, 'id' | 'partnerId' | 'usesCount' | 'pointsAwarded' | 'deletedAt' | 'createdAt' | 'updatedAt'>;
+
+export interface CampaignListFilter {
+  partnerCardId?: number;
+  isActive?: boolean;
+  status?: CampaignStatus;
+}
+
+const owned = (partnerId: number, id: number) => and(eq(campaigns.partnerId, partnerId), eq(campaigns.id, id), isNull(campaigns.deletedAt));
+
+export const campaignsRepository = {
+  async insert(db: Executor, partnerId: number, fields: CampaignColumns, now: Date): Promise<CampaignRow> {
+    const [row] = await db.insert(campaigns).values({ partnerId, ...fields, createdAt: now, updatedAt: now }).returning();
+    return row!;
+  },
+
+  /** `lock`: for an update that checks the body against the stored row (a concurrent PUT waits, then sees this one's result). */
+  async find(db: Executor, partnerId: number, id: number, opts: { lock?: boolean } = {}): Promise<CampaignRow | undefined> {
+    const query = db.select().from(campaigns).where(owned(partnerId, id));
+    const [row] = opts.lock ? await query.for('update') : await query;
+    return row;
+  },
+
+  async list(db: Executor, partnerId: number, filter: CampaignListFilter, now: Date, limit: number, offset: number) {
+    const conditions: Array<SQL | undefined> = [
+      eq(campaigns.partnerId, partnerId),
+      isNull(campaigns.deletedAt),
+      filter.partnerCardId === undefined ? undefined : eq(campaigns.partnerCardId, filter.partnerCardId),
+      filter.isActive === undefined ? undefined : eq(campaigns.isActive, filter.isActive),
+      filter.status === undefined ? undefined : sql`${campaignStatusSql(now)} = ${filter.status}`,
+    ];
+    const where = and(...conditions);
+    const rows = await db.select().from(campaigns).where(where).orderBy(asc(campaigns.id)).limit(limit).offset(offset);
+    const [total] = await db.select({ n: count() }).from(campaigns).where(where);
+    return { rows, total: total?.n ?? 0 };
+  },
+
+  /** A partial update; never touches the counters, which only awards and returns move. */
+  async update(db: Executor, partnerId: number, id: number, fields: Partial<CampaignColumns>, now: Date): Promise<CampaignRow | undefined> {
+    const [row] = await db
+      .update(campaigns)
+      .set({ ...fields, updatedAt: now })
+      .where(owned(partnerId, id))
+      .returning();
+    return row;
+  },
+
+  /** Also inactive, so that a reader which forgets deleted_at still skips it. */
+  async softDelete(db: Executor, partnerId: number, id: number, now: Date): Promise<boolean> {
+    const rows = await db.update(campaigns).set({ deletedAt: now, isActive: false, updatedAt: now }).where(owned(partnerId, id)).returning({ id: campaigns.id });
+    return rows.length > 0;
+  },
+
+  /** Those of `ids` that are the partner's catalogue products (active or not: a product the next import brings back stays meant). */
+  async ownedProductIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: catalogProducts.id })
+      .from(catalogProducts)
+      .where(and(eq(catalogProducts.partnerId, partnerId), inArray(catalogProducts.id, ids)));
+    return rows.map((r) => r.id);
+  },
+
+  async ownedCategoryIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: catalogCategories.id })
+      .from(catalogCategories)
+      .where(and(eq(catalogCategories.partnerId, partnerId), inArray(catalogCategories.id, ids)));
+    return rows.map((r) => r.id);
+  },
+};
