@@ -2269,6 +2269,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/partners/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the partner's campaigns
+         * @description Ordered by id, with `meta` pagination; filters partner_card_id, is_active and status (as it is now).
+         */
+        get: operations["getPartnersCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign
+         * @description Points on top of the programme's base rule for the awards it applies to. schedule, conditions and limits may be left out or sent in part: missing fields take their defaults. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's (else 422 on that field); tier_ids are stored and not yet checked (DESIGN §13). Honours Idempotency-Key.
+         */
+        post: operations["postPartnersCampaigns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One campaign
+         * @description Another partner's campaign, or a deleted one, is 404.
+         */
+        get: operations["getPartnersCampaignsById"];
+        /**
+         * Update a campaign (any subset of the fields)
+         * @description Only the fields sent change, inside schedule, conditions, effect and limits too; `data` is the whole campaign. The campaign as it will be is checked (a to_time sent alone must fit the stored from_time; an effect type sent alone, the stored value). uses_count and points_awarded are not changed: lowering points_budget to what was given makes the campaign exhausted. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's (else 422 on that field); tier_ids are stored and not yet checked (DESIGN §13).
+         */
+        put: operations["putPartnersCampaignsById"];
+        post?: never;
+        /**
+         * Delete a campaign
+         * @description It stops applying and is gone from the API (404 afterwards). Points already earned keep it in their breakdown, and a return still gives its budget back.
+         */
+        delete: operations["deletePartnersCampaignsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/shop/coupons/verify": {
         parameters: {
             query?: never;
@@ -3733,6 +3785,7 @@ export interface operations {
                                     reversal: number;
                                     redeem: number;
                                     game: number;
+                                    return: number;
                                 };
                             };
                             /** @description issued: positive points of purchase, bonus and adjust rows; redeemed: spent at tills (deduct); expired: lapsed lots */
@@ -11469,10 +11522,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -11481,6 +11534,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -11593,10 +11648,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -11605,6 +11660,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -11716,10 +11773,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -11728,6 +11785,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -11836,10 +11895,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -11848,6 +11907,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                             /** @description Earned points already spent, which could not be taken back */
@@ -11928,8 +11989,8 @@ export interface operations {
                 page?: number;
                 per_page?: number;
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -11961,10 +12022,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -11973,6 +12034,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -12037,8 +12100,8 @@ export interface operations {
         parameters: {
             query?: {
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -12162,10 +12225,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -12174,6 +12237,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -12243,10 +12308,10 @@ export interface operations {
                 "application/json": {
                     card_id?: number;
                     /**
-                     * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                     * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                      * @enum {string}
                      */
-                    type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                    type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                     /** @description ISO 8601 date-time, or a date (UTC day) */
                     from?: string;
                     /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -12327,8 +12392,8 @@ export interface operations {
                 page?: number;
                 per_page?: number;
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -12361,10 +12426,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -12373,6 +12438,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -12475,10 +12542,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -12487,6 +12554,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -12554,8 +12623,8 @@ export interface operations {
         parameters: {
             query?: {
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -12778,10 +12847,10 @@ export interface operations {
                                 user_id: number;
                                 shop_id: number | null;
                                 /**
-                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                                  * @enum {string}
                                  */
-                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
                                 /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -12790,6 +12859,8 @@ export interface operations {
                                 receipt_number: string | null;
                                 reason: string | null;
                                 reverses_id: number | null;
+                                /** @description On a return: the purchase or deduction whose goods came back */
+                                returns_id: number | null;
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
@@ -15778,8 +15849,8 @@ export interface operations {
                 page?: number;
                 per_page?: number;
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -15813,10 +15884,10 @@ export interface operations {
                             user_id: number;
                             shop_id: number | null;
                             /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                              * @enum {string}
                              */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
                             /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -15825,6 +15896,8 @@ export interface operations {
                             receipt_number: string | null;
                             reason: string | null;
                             reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -15889,8 +15962,8 @@ export interface operations {
         parameters: {
             query?: {
                 card_id?: number;
-                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game) */
-                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                /** @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction) */
+                type?: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                 /** @description ISO 8601 date-time, or a date (UTC day) */
                 from?: string;
                 /** @description ISO 8601 date-time, or a date (UTC day) */
@@ -17202,6 +17275,987 @@ export interface operations {
             };
             /** @description Error envelope */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersCampaigns: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description Only this programme's campaigns. */
+                partner_card_id?: number;
+                /** @description Only active (true) or paused (false) campaigns; 1 and 0 are read as true and false. */
+                is_active?: boolean;
+                /** @description Only campaigns with this status now. */
+                status?: "scheduled" | "running" | "paused" | "ended" | "exhausted";
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            partner_card_id: number;
+                            name: string;
+                            description: string | null;
+                            is_active: boolean;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            schedule: {
+                                days_of_week: number[];
+                                from_time: string | null;
+                                to_time: string | null;
+                                time_zone: string;
+                            };
+                            shop_ids: number[];
+                            tier_ids: number[];
+                            conditions: {
+                                min_amount: number | null;
+                                product_ids: number[];
+                                category_ids: number[];
+                                skus: string[];
+                                first_purchase_only: boolean;
+                            };
+                            effect: {
+                                /** @enum {unknown} */
+                                type: "multiplier" | "bonus" | "per_currency" | "per_item";
+                                value: number;
+                            };
+                            priority: number;
+                            exclusive: boolean;
+                            limits: {
+                                per_customer: number | null;
+                                per_customer_per_day: number | null;
+                                uses: number | null;
+                                points_budget: number | null;
+                            };
+                            /**
+                             * @description Derived: paused (is_active false), else scheduled (before starts_at), ended (from ends_at), exhausted (points_budget or uses used up), else running. Schedule hours do not change it.
+                             * @enum {unknown}
+                             */
+                            status: "scheduled" | "running" | "paused" | "ended" | "exhausted";
+                            /** @description Awards the campaign applied to (returns do not give uses back). */
+                            uses_count: number;
+                            /** @description Points it gave, net of returns. */
+                            points_awarded: number;
+                            budget_left: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersCampaigns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "partner_card_id": 1,
+                 *       "name": "Double points on coffee",
+                 *       "description": "Weekday mornings",
+                 *       "starts_at": "2026-03-02T00:00:00Z",
+                 *       "ends_at": "2026-04-01T00:00:00Z",
+                 *       "schedule": {
+                 *         "days_of_week": [
+                 *           1,
+                 *           2,
+                 *           3,
+                 *           4,
+                 *           5
+                 *         ],
+                 *         "from_time": "07:00",
+                 *         "to_time": "11:00",
+                 *         "time_zone": "Europe/Vilnius"
+                 *       },
+                 *       "conditions": {
+                 *         "category_ids": [
+                 *           12
+                 *         ],
+                 *         "min_amount": 3.5
+                 *       },
+                 *       "effect": {
+                 *         "type": "multiplier",
+                 *         "value": 2
+                 *       },
+                 *       "priority": 10,
+                 *       "limits": {
+                 *         "per_customer_per_day": 1,
+                 *         "points_budget": 50000
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The partner's card programme whose awards the campaign adds to. */
+                    partner_card_id: number;
+                    name: string;
+                    effect: {
+                        /**
+                         * @description multiplier: the matching lines' base points × (value − 1) on top of the base (1 < value ≤ 10, 2 decimals); bonus: value points once per qualifying purchase (a whole number ≥ 1); per_currency: value points per 1 EUR of the matching lines (> 0, 2 decimals); per_item: value points per whole unit of the matching lines' quantity (> 0, 2 decimals).
+                         * @enum {unknown}
+                         */
+                        type: "multiplier" | "bonus" | "per_currency" | "per_item";
+                        /** @description See type. */
+                        value: number;
+                    };
+                    /** @default null */
+                    description?: string | null;
+                    /**
+                     * @description false pauses the campaign.
+                     * @default true
+                     */
+                    is_active?: boolean;
+                    /**
+                     * @description From (ISO 8601; may be in the past); null = already started.
+                     * @default null
+                     */
+                    starts_at?: string | null;
+                    /**
+                     * @description Until (exclusive); after starts_at; null = open-ended.
+                     * @default null
+                     */
+                    ends_at?: string | null;
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    schedule?: {
+                        /** @description ISO days, 1 = Monday … 7 = Sunday; [] (default) = every day. */
+                        days_of_week?: number[];
+                        /** @description "HH:MM" in time_zone, with to_time (both or neither); null (default) = all day. */
+                        from_time?: string | null;
+                        /** @description "HH:MM", exclusive; before from_time the window wraps midnight ("22:00"–"02:00"); not equal to from_time. */
+                        to_time?: string | null;
+                        /** @description IANA time zone of the days, hours and per-day limits; default "Europe/Vilnius". */
+                        time_zone?: string;
+                    };
+                    /** @description The partner's shops where it applies; [] = every shop (at most 500, no repeats) */
+                    shop_ids?: number[];
+                    /** @description Tiers of the card it applies to (DESIGN §13: stored, not yet checked or matched); [] = every tier (at most 500, no repeats) */
+                    tier_ids?: number[];
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    conditions?: {
+                        /** @description EUR the matching lines must come to (met at ≥); at most 4 decimals; null (default) = none. */
+                        min_amount?: number | null;
+                        /** @description The partner's catalogue products a line may match (at most 500, no repeats) */
+                        product_ids?: number[];
+                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 500, no repeats) */
+                        category_ids?: number[];
+                        /** @description SKUs a line may match, by its own sku or its product's (at most 500, each ≤ 64 characters). With no product, category or sku condition every line matches. */
+                        skus?: string[];
+                        /** @description Only the card's first purchase in the programme; default false. */
+                        first_purchase_only?: boolean;
+                    };
+                    /**
+                     * @description Higher first; ties: lower id first.
+                     * @default 0
+                     */
+                    priority?: number;
+                    /**
+                     * @description When it applies, no campaign after it does.
+                     * @default false
+                     */
+                    exclusive?: boolean;
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    limits?: {
+                        /** @description Uses per card in all; null = no limit. */
+                        per_customer?: number | null;
+                        /** @description Uses per card per day (days in the campaign's time zone); null = no limit. */
+                        per_customer_per_day?: number | null;
+                        /** @description Awards the campaign may apply to in all; null = no limit. */
+                        uses?: number | null;
+                        /** @description Points the campaign may give in all, net of returns; null = no limit. */
+                        points_budget?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @description Campaign
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_card_id": 1,
+                         *       "name": "Double points on coffee",
+                         *       "description": "Weekday mornings",
+                         *       "starts_at": "2026-03-02T00:00:00Z",
+                         *       "ends_at": "2026-04-01T00:00:00Z",
+                         *       "schedule": {
+                         *         "days_of_week": [
+                         *           1,
+                         *           2,
+                         *           3,
+                         *           4,
+                         *           5
+                         *         ],
+                         *         "from_time": "07:00",
+                         *         "to_time": "11:00",
+                         *         "time_zone": "Europe/Vilnius"
+                         *       },
+                         *       "conditions": {
+                         *         "min_amount": 3.5,
+                         *         "product_ids": [],
+                         *         "category_ids": [
+                         *           12
+                         *         ],
+                         *         "skus": [],
+                         *         "first_purchase_only": false
+                         *       },
+                         *       "effect": {
+                         *         "type": "multiplier",
+                         *         "value": 2
+                         *       },
+                         *       "priority": 10,
+                         *       "limits": {
+                         *         "per_customer": null,
+                         *         "per_customer_per_day": 1,
+                         *         "uses": null,
+                         *         "points_budget": 50000
+                         *       },
+                         *       "is_active": true,
+                         *       "shop_ids": [],
+                         *       "tier_ids": [],
+                         *       "exclusive": false,
+                         *       "status": "running",
+                         *       "uses_count": 120,
+                         *       "points_awarded": 860,
+                         *       "budget_left": 49140,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-01T10:00:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            id: number;
+                            partner_card_id: number;
+                            name: string;
+                            description: string | null;
+                            is_active: boolean;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            schedule: {
+                                days_of_week: number[];
+                                from_time: string | null;
+                                to_time: string | null;
+                                time_zone: string;
+                            };
+                            shop_ids: number[];
+                            tier_ids: number[];
+                            conditions: {
+                                min_amount: number | null;
+                                product_ids: number[];
+                                category_ids: number[];
+                                skus: string[];
+                                first_purchase_only: boolean;
+                            };
+                            effect: {
+                                /** @enum {unknown} */
+                                type: "multiplier" | "bonus" | "per_currency" | "per_item";
+                                value: number;
+                            };
+                            priority: number;
+                            exclusive: boolean;
+                            limits: {
+                                per_customer: number | null;
+                                per_customer_per_day: number | null;
+                                uses: number | null;
+                                points_budget: number | null;
+                            };
+                            /**
+                             * @description Derived: paused (is_active false), else scheduled (before starts_at), ended (from ends_at), exhausted (points_budget or uses used up), else running. Schedule hours do not change it.
+                             * @enum {unknown}
+                             */
+                            status: "scheduled" | "running" | "paused" | "ended" | "exhausted";
+                            /** @description Awards the campaign applied to (returns do not give uses back). */
+                            uses_count: number;
+                            /** @description Points it gave, net of returns. */
+                            points_awarded: number;
+                            budget_left: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersCampaignsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @description Campaign
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_card_id": 1,
+                         *       "name": "Double points on coffee",
+                         *       "description": "Weekday mornings",
+                         *       "starts_at": "2026-03-02T00:00:00Z",
+                         *       "ends_at": "2026-04-01T00:00:00Z",
+                         *       "schedule": {
+                         *         "days_of_week": [
+                         *           1,
+                         *           2,
+                         *           3,
+                         *           4,
+                         *           5
+                         *         ],
+                         *         "from_time": "07:00",
+                         *         "to_time": "11:00",
+                         *         "time_zone": "Europe/Vilnius"
+                         *       },
+                         *       "conditions": {
+                         *         "min_amount": 3.5,
+                         *         "product_ids": [],
+                         *         "category_ids": [
+                         *           12
+                         *         ],
+                         *         "skus": [],
+                         *         "first_purchase_only": false
+                         *       },
+                         *       "effect": {
+                         *         "type": "multiplier",
+                         *         "value": 2
+                         *       },
+                         *       "priority": 10,
+                         *       "limits": {
+                         *         "per_customer": null,
+                         *         "per_customer_per_day": 1,
+                         *         "uses": null,
+                         *         "points_budget": 50000
+                         *       },
+                         *       "is_active": true,
+                         *       "shop_ids": [],
+                         *       "tier_ids": [],
+                         *       "exclusive": false,
+                         *       "status": "running",
+                         *       "uses_count": 120,
+                         *       "points_awarded": 860,
+                         *       "budget_left": 49140,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-01T10:00:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            id: number;
+                            partner_card_id: number;
+                            name: string;
+                            description: string | null;
+                            is_active: boolean;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            schedule: {
+                                days_of_week: number[];
+                                from_time: string | null;
+                                to_time: string | null;
+                                time_zone: string;
+                            };
+                            shop_ids: number[];
+                            tier_ids: number[];
+                            conditions: {
+                                min_amount: number | null;
+                                product_ids: number[];
+                                category_ids: number[];
+                                skus: string[];
+                                first_purchase_only: boolean;
+                            };
+                            effect: {
+                                /** @enum {unknown} */
+                                type: "multiplier" | "bonus" | "per_currency" | "per_item";
+                                value: number;
+                            };
+                            priority: number;
+                            exclusive: boolean;
+                            limits: {
+                                per_customer: number | null;
+                                per_customer_per_day: number | null;
+                                uses: number | null;
+                                points_budget: number | null;
+                            };
+                            /**
+                             * @description Derived: paused (is_active false), else scheduled (before starts_at), ended (from ends_at), exhausted (points_budget or uses used up), else running. Schedule hours do not change it.
+                             * @enum {unknown}
+                             */
+                            status: "scheduled" | "running" | "paused" | "ended" | "exhausted";
+                            /** @description Awards the campaign applied to (returns do not give uses back). */
+                            uses_count: number;
+                            /** @description Points it gave, net of returns. */
+                            points_awarded: number;
+                            budget_left: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putPartnersCampaignsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Any subset of the fields; the rest stay. schedule, conditions, effect and limits are partial too: only the fields sent inside them change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    partner_card_id?: number;
+                    name?: string;
+                    /** @description Either or both; the pair as it will be is checked (changing type alone checks the stored value against it). */
+                    effect?: {
+                        /**
+                         * @description multiplier: the matching lines' base points × (value − 1) on top of the base (1 < value ≤ 10, 2 decimals); bonus: value points once per qualifying purchase (a whole number ≥ 1); per_currency: value points per 1 EUR of the matching lines (> 0, 2 decimals); per_item: value points per whole unit of the matching lines' quantity (> 0, 2 decimals).
+                         * @enum {unknown}
+                         */
+                        type?: "multiplier" | "bonus" | "per_currency" | "per_item";
+                        value?: number;
+                    };
+                    description?: string | null;
+                    /** @description false pauses the campaign. */
+                    is_active?: boolean;
+                    /** @description From (ISO 8601; may be in the past); null = already started. */
+                    starts_at?: string | null;
+                    /** @description Until (exclusive); after starts_at; null = open-ended. */
+                    ends_at?: string | null;
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    schedule?: {
+                        /** @description ISO days, 1 = Monday … 7 = Sunday; [] (default) = every day. */
+                        days_of_week?: number[];
+                        /** @description "HH:MM" in time_zone, with to_time (both or neither); null (default) = all day. */
+                        from_time?: string | null;
+                        /** @description "HH:MM", exclusive; before from_time the window wraps midnight ("22:00"–"02:00"); not equal to from_time. */
+                        to_time?: string | null;
+                        /** @description IANA time zone of the days, hours and per-day limits; default "Europe/Vilnius". */
+                        time_zone?: string;
+                    };
+                    /** @description The partner's shops where it applies; [] = every shop (at most 500, no repeats) */
+                    shop_ids?: number[];
+                    /** @description Tiers of the card it applies to (DESIGN §13: stored, not yet checked or matched); [] = every tier (at most 500, no repeats) */
+                    tier_ids?: number[];
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    conditions?: {
+                        /** @description EUR the matching lines must come to (met at ≥); at most 4 decimals; null (default) = none. */
+                        min_amount?: number | null;
+                        /** @description The partner's catalogue products a line may match (at most 500, no repeats) */
+                        product_ids?: number[];
+                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 500, no repeats) */
+                        category_ids?: number[];
+                        /** @description SKUs a line may match, by its own sku or its product's (at most 500, each ≤ 64 characters). With no product, category or sku condition every line matches. */
+                        skus?: string[];
+                        /** @description Only the card's first purchase in the programme; default false. */
+                        first_purchase_only?: boolean;
+                    };
+                    /** @description Higher first; ties: lower id first. */
+                    priority?: number;
+                    /** @description When it applies, no campaign after it does. */
+                    exclusive?: boolean;
+                    /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
+                    limits?: {
+                        /** @description Uses per card in all; null = no limit. */
+                        per_customer?: number | null;
+                        /** @description Uses per card per day (days in the campaign's time zone); null = no limit. */
+                        per_customer_per_day?: number | null;
+                        /** @description Awards the campaign may apply to in all; null = no limit. */
+                        uses?: number | null;
+                        /** @description Points the campaign may give in all, net of returns; null = no limit. */
+                        points_budget?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @description Campaign
+                         * @example {
+                         *       "id": 3,
+                         *       "partner_card_id": 1,
+                         *       "name": "Double points on coffee",
+                         *       "description": "Weekday mornings",
+                         *       "starts_at": "2026-03-02T00:00:00Z",
+                         *       "ends_at": "2026-04-01T00:00:00Z",
+                         *       "schedule": {
+                         *         "days_of_week": [
+                         *           1,
+                         *           2,
+                         *           3,
+                         *           4,
+                         *           5
+                         *         ],
+                         *         "from_time": "07:00",
+                         *         "to_time": "11:00",
+                         *         "time_zone": "Europe/Vilnius"
+                         *       },
+                         *       "conditions": {
+                         *         "min_amount": 3.5,
+                         *         "product_ids": [],
+                         *         "category_ids": [
+                         *           12
+                         *         ],
+                         *         "skus": [],
+                         *         "first_purchase_only": false
+                         *       },
+                         *       "effect": {
+                         *         "type": "multiplier",
+                         *         "value": 2
+                         *       },
+                         *       "priority": 10,
+                         *       "limits": {
+                         *         "per_customer": null,
+                         *         "per_customer_per_day": 1,
+                         *         "uses": null,
+                         *         "points_budget": 50000
+                         *       },
+                         *       "is_active": true,
+                         *       "shop_ids": [],
+                         *       "tier_ids": [],
+                         *       "exclusive": false,
+                         *       "status": "running",
+                         *       "uses_count": 120,
+                         *       "points_awarded": 860,
+                         *       "budget_left": 49140,
+                         *       "created_at": "2026-03-01T10:00:00.000Z",
+                         *       "updated_at": "2026-03-01T10:00:00.000Z"
+                         *     }
+                         */
+                        data: {
+                            id: number;
+                            partner_card_id: number;
+                            name: string;
+                            description: string | null;
+                            is_active: boolean;
+                            starts_at: string | null;
+                            ends_at: string | null;
+                            schedule: {
+                                days_of_week: number[];
+                                from_time: string | null;
+                                to_time: string | null;
+                                time_zone: string;
+                            };
+                            shop_ids: number[];
+                            tier_ids: number[];
+                            conditions: {
+                                min_amount: number | null;
+                                product_ids: number[];
+                                category_ids: number[];
+                                skus: string[];
+                                first_purchase_only: boolean;
+                            };
+                            effect: {
+                                /** @enum {unknown} */
+                                type: "multiplier" | "bonus" | "per_currency" | "per_item";
+                                value: number;
+                            };
+                            priority: number;
+                            exclusive: boolean;
+                            limits: {
+                                per_customer: number | null;
+                                per_customer_per_day: number | null;
+                                uses: number | null;
+                                points_budget: number | null;
+                            };
+                            /**
+                             * @description Derived: paused (is_active false), else scheduled (before starts_at), ended (from ends_at), exhausted (points_budget or uses used up), else running. Schedule hours do not change it.
+                             * @enum {unknown}
+                             */
+                            status: "scheduled" | "running" | "paused" | "ended" | "exhausted";
+                            /** @description Awards the campaign applied to (returns do not give uses back). */
+                            uses_count: number;
+                            /** @description Points it gave, net of returns. */
+                            points_awarded: number;
+                            budget_left: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deletePartnersCampaignsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "code": 200,
+                     *       "message": "Campaign deleted",
+                     *       "request_id": "6f1c2d3e-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19079,10 +20133,10 @@ export interface operations {
                                 user_id: number;
                                 shop_id: number | null;
                                 /**
-                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game)
+                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
                                  * @enum {string}
                                  */
-                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game";
+                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
                                 /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
@@ -19091,6 +20145,8 @@ export interface operations {
                                 receipt_number: string | null;
                                 reason: string | null;
                                 reverses_id: number | null;
+                                /** @description On a return: the purchase or deduction whose goods came back */
+                                returns_id: number | null;
                                 /** Format: date-time */
                                 created_at: string;
                             };
