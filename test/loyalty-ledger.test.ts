@@ -19,7 +19,9 @@ import {
   TestClock,
 } from './helpers/loyalty.js';
 
-const TX_KEYS = ['amount', 'balance_after', 'card_id', 'created_at', 'id', 'points', 'reason', 'receipt_number', 'reverses_id', 'shop_id', 'type', 'user_id'];
+const TX_KEYS = ['amount', 'balance_after', 'card_id', 'created_at', 'id', 'points', 'reason', 'receipt_number', 'returns_id', 'reverses_id', 'shop_id', 'type', 'user_id'];
+/** An award answers with its lines and the breakdown of its points too (DESIGN.md §12). */
+const AWARD_KEYS = [...TX_KEYS, 'breakdown', 'items'].sort();
 
 describe('points ledger', () => {
   let t: TestApp;
@@ -173,7 +175,7 @@ describe('points ledger', () => {
       const res = await award(t, p, { card_id: card.id, shop_id: shop, amount: 10, receipt_number: 'R-1' });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.code, 201);
-      assert.deepEqual(Object.keys(res.body.data).sort(), TX_KEYS);
+      assert.deepEqual(Object.keys(res.body.data).sort(), AWARD_KEYS);
       assert.equal(res.body.data.type, 'purchase');
       assert.equal(res.body.data.points, 34); // 10 / 3 × 10 = 33.3 → 33, + 1 per visit
       assert.equal(res.body.data.amount, 10);

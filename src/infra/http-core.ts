@@ -102,6 +102,8 @@ function messageOf(err: ErrorObject): { key: MessageKey; params?: MessageParams 
 export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
   const byField = new Map<string, ErrorObject[]>();
   for (const e of errors) {
+    // "must match the then schema": the then-schema's own errors (a required field) say what.
+    if (e.keyword === 'if') continue;
     const f = fieldOf(e);
     byField.set(f, [...(byField.get(f) ?? []), e]);
   }

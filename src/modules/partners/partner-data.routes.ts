@@ -11,7 +11,7 @@ import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdPara
 import type { CustomersService } from '../customers/customers.service.js';
 import { LoyaltyCard } from '../loyalty-cards/loyalty-cards.schemas.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
-import { Transaction, TransactionFilterQuery } from '../points/points.schemas.js';
+import { Transaction, TransactionDetails, TransactionFilterQuery } from '../points/points.schemas.js';
 import type { PointsLedger } from '../points/ledger.service.js';
 import type { PointsService } from '../points/points.service.js';
 import { filterOf } from '../points/transaction-filter.js';
@@ -169,6 +169,24 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
       const page = pageWindow(req.query);
       const { items, total } = await points.list({ partnerId: principalOf(req, 'partner').partnerId }, filterOf(req.query), page);
       return listWithMeta(req, items, page, total);
+    },
+  );
+
+  app.get(
+    '/:locale/partners/transactions/:id',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'One of the partner\'s points transactions, with its lines, breakdown and returns',
+        params: LocaleIdParams,
+        response: { 200: Envelope(TransactionDetails), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => {
+      const tx = await points.get({ partnerId: principalOf(req, 'partner').partnerId }, req.params.id);
+      if (!tx) throw notFound('resource.transaction');
+      return envelopeOf(req, tx);
     },
   );
 

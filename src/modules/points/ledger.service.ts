@@ -12,7 +12,18 @@ import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../sh
 import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { iso, type Clock } from '../../shared/time.js';
-import { pointsRepository as repo, type AwardStatementResult, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
+import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
+import {
+  awardBasket,
+  evaluateBasket,
+  previewView,
+  type BasketContext,
+  type BasketInput,
+  type BreakdownRow,
+  type ItemView,
+  type ParsedLine,
+  type PreviewView,
+} from './basket-award.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
@@ -28,8 +39,40 @@ const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
 /** One card's awards in one transaction at most (its row stays locked until the commit). */
 const MAX_CARD_BATCH = 32;
 
-/** An award's statement(s), on `exec`: in a transaction already (`inTransaction`) or not. */
-type AwardStep = (exec: Executor, inTransaction: boolean) => Promise<AwardStatementResult | undefined>;
+/** An award, on `exec`: in a transaction already (`inTransaction`) or not. */
+type AwardStep = (exec: Executor, inTransaction: boolean) => Promise<Result<AwardView>>;
+
+/** A purchase as create answers it: the entry, its lines and where its points came from. */
+export interface AwardView extends TransactionView {
+  items: ItemView[];
+  breakdown: BreakdownRow[];
+}
+
+function purchaseView(
+  id: number,
+  cardId: number,
+  customerId: number,
+  s: { shopId: number; amount: string; receiptNumber: string | null },
+  points: number,
+  balanceAfter: number,
+  now: Date,
+): TransactionView {
+  return {
+    id,
+    card_id: cardId,
+    user_id: customerId,
+    shop_id: s.shopId,
+    type: 'purchase',
+    points,
+    amount: amountToJson(s.amount),
+    balance_after: balanceAfter,
+    receipt_number: s.receiptNumber,
+    reason: null,
+    reverses_id: null,
+    returns_id: null,
+    created_at: iso(now),
+  };
+}
 
 export interface TransactionView {
   id: number;
@@ -93,6 +136,7 @@ function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params
 }
 
 const cardNotFound = () => missing('resource.loyalty_card', 'card_id');
+const programmeInactive = () => failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
 const shopNotFound = () => missing('resource.shop', 'shop_id');
 
 function insufficient(available: number, requested: number) {
@@ -112,9 +156,11 @@ function tooLarge(balance: number, adding: number) {
 export interface AwardInput {
   cardId: number;
   shopId: number;
-  /** EUR ten-thousandths, positive. */
+  /** EUR ten-thousandths, positive (the lines' sum when there are lines). */
   amount: bigint;
   receiptNumber?: string | null;
+  /** Basket lines (DESIGN.md §12), validated by the route. */
+  lines?: ParsedLine[];
 }
 
 export interface DeductInput {
@@ -140,7 +186,7 @@ export interface ReversalView extends TransactionView {
 
 export class PointsLedger {
   /** Per card: awards waiting while one of the card's awards is in flight (awardTogether). */
-  private readonly cardAwards = new KeyedBatches<number, AwardStep, AwardStatementResult | undefined>(MAX_CARD_BATCH, {
+  private readonly cardAwards = new KeyedBatches<number, AwardStep, Result<AwardView>>(MAX_CARD_BATCH, {
     together: (_card, steps) => this.awardTogether(steps),
     alone: (_card, step) => step(this.db, false),
     failsAll: isDatabaseUnavailable,
@@ -152,13 +198,16 @@ export class PointsLedger {
   ) {}
 
   /**
-   * Earn points for a purchase by the programme's rules. One statement (repo.award) when the
-   * card has no lot past its expiry — `exec` may then be the database itself, with no
-   * transaction around it; otherwise the due lots are expired first under the card's lock,
-   * in `exec`'s transaction or (`inTransaction` false) a new one.
+   * Earn points for a purchase by the programme's rules and campaigns (DESIGN.md §6, §12).
+   * An amount-only award on a programme with no live campaign, for a card that owes no
+   * points, is ONE statement (repo.award) when the card has no lot past its expiry — `exec`
+   * may then be the database itself, with no transaction around it. Anything else — lines,
+   * a live campaign, a debt, a due lot — runs the basket engine (basket-award.ts) under the
+   * card's lock, in `exec`'s transaction or (`inTransaction` false) a new one.
    */
-  async awardPurchase(exec: Executor, partnerId: number, input: AwardInput, inTransaction = true): Promise<Result<TransactionView>> {
+  async awardPurchase(exec: Executor, partnerId: number, input: AwardInput, inTransaction = true): Promise<Result<AwardView>> {
     const now = this.clock.now();
+    const basketInput: BasketInput = { shopId: input.shopId, amount: input.amount, lines: input.lines ?? [], receiptNumber: input.receiptNumber ?? null };
     const statement = {
       partnerId,
       cardId: input.cardId,
@@ -170,45 +219,78 @@ export class PointsLedger {
       maxPoints: MAX_POINTS_PER_OPERATION,
       maxBalance: MAX_BALANCE,
     };
+    const engine = async (tx: Executor): Promise<Result<AwardView>> => {
+      const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
+      if (!card) return cardNotFound();
+      if (!card.shopOk) return shopNotFound();
+      if (!card.programme.isActive) return programmeInactive();
+      await this.expireDue(tx, card, now);
+      const result = await awardBasket(tx, partnerId, card, basketInput, now, { maxPoints: MAX_POINTS_PER_OPERATION, maxBalance: MAX_BALANCE });
+      if (!result.ok) return result;
+      const r = result.value;
+      return ok({
+        ...purchaseView(r.id, input.cardId, card.customerId, statement, r.points, r.balanceAfter, now),
+        items: r.items,
+        breakdown: r.breakdown,
+      });
+    };
     const award: AwardStep = async (exec, inTransaction) => {
+      if (basketInput.lines.length > 0) return inTransaction ? engine(exec) : this.db.transaction(engine);
       const result = await repo.award(exec, statement);
-      if (!result?.due) return result;
-      const expireThenAward = async (tx: Executor) => {
-        const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null);
-        if (card) await this.expireDue(tx, card, now);
-        return repo.award(tx, statement);
-      };
-      return inTransaction ? expireThenAward(exec) : this.db.transaction(expireThenAward);
+      if (!result) return cardNotFound();
+      if (result.transactionId !== null) {
+        const points = Number(result.points);
+        return ok({
+          ...purchaseView(result.transactionId, input.cardId, result.customerId, statement, points, result.balanceAfter!, now),
+          items: [],
+          breakdown: [{ source: 'base', campaign_id: null, name: null, points, line_ids: [] }],
+        });
+      }
+      if (result.due || (result.engine && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      // Nothing was written: say why, in the order a client fixes things.
+      if (!result.shopOk) return shopNotFound();
+      if (!result.active) return programmeInactive();
+      if (result.points > BigInt(MAX_POINTS_PER_OPERATION)) {
+        return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: MAX_POINTS_PER_OPERATION } });
+      }
+      if (BigInt(result.pointsBalance) + result.points > BigInt(MAX_BALANCE)) return tooLarge(result.pointsBalance, Number(result.points));
+      return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: statement.receiptNumber } });
     };
     // In a caller's transaction the award goes at once. Otherwise it goes through the card's
     // batches (awardTogether): awards on one card take its row lock in turn anyway.
-    const result = inTransaction ? await award(exec, true) : await this.cardAwards.submit(input.cardId, award);
-    if (!result) return cardNotFound();
-    if (result.transactionId !== null) {
-      return ok({
-        id: result.transactionId,
-        card_id: input.cardId,
-        user_id: result.customerId,
-        shop_id: input.shopId,
-        type: 'purchase',
-        points: Number(result.points),
-        amount: amountToJson(statement.amount),
-        balance_after: result.balanceAfter!,
-        receipt_number: statement.receiptNumber,
-        reason: null,
-        reverses_id: null,
-        returns_id: null,
-        created_at: iso(now),
-      });
+    return inTransaction ? award(exec, true) : this.cardAwards.submit(input.cardId, award);
+  }
+
+  /**
+   * What create would award for a basket now, writing nothing and using no budget
+   * (DESIGN.md §12 preview): with a card (`cardId`) or for a programme (`partnerCardId`).
+   */
+  async preview(partnerId: number, input: Omit<AwardInput, 'cardId'> & { cardId: number | null; partnerCardId: number | null }): Promise<Result<PreviewView>> {
+    const now = this.clock.now();
+    const basketInput: BasketInput = { shopId: input.shopId, amount: input.amount, lines: input.lines ?? [], receiptNumber: null };
+    let ctx: BasketContext;
+    if (input.cardId !== null) {
+      let card = await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false);
+      if (!card) return cardNotFound();
+      if (!card.shopOk) return shopNotFound();
+      if (!card.programme.isActive) return programmeInactive();
+      // Lots past their expiry are expired first (as any read of the balance does), so the
+      // balance after is the one the award would leave.
+      if (await this.refreshCard(card.id, card.nextExpiryAt)) card = (await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false))!;
+      ctx = { card, programme: card.programme, partnerCardId: card.partnerCardId };
+    } else {
+      const programme = await repo.programme(this.db, partnerId, input.partnerCardId!, input.shopId);
+      if (!programme) return missing('resource.partner_card', 'partner_card_id');
+      if (!programme.shopOk) return shopNotFound();
+      if (!programme.programme.isActive) return failOn('INVALID_STATE', 'partner_card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
+      ctx = { card: null, programme: programme.programme, partnerCardId: input.partnerCardId! };
     }
-    // Nothing was written: say why, in the order a client fixes things.
-    if (!result.shopOk) return shopNotFound();
-    if (!result.active) return failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });
-    if (result.points > BigInt(MAX_POINTS_PER_OPERATION)) {
+    const evaluated = await evaluateBasket(this.db, partnerId, ctx, basketInput, now, true);
+    if (!evaluated.ok) return evaluated;
+    if (evaluated.value.evaluation.points > MAX_POINTS_PER_OPERATION) {
       return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: MAX_POINTS_PER_OPERATION } });
     }
-    if (BigInt(result.pointsBalance) + result.points > BigInt(MAX_BALANCE)) return tooLarge(result.pointsBalance, Number(result.points));
-    return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: statement.receiptNumber } });
+    return ok(previewView(ctx.card, evaluated.value));
   }
 
   /**
@@ -219,9 +301,9 @@ export class PointsLedger {
    * for all, each seeing the balance the one before left. Nobody is answered before that
    * commit; if it fails, nothing of it stays and KeyedBatches sends each again alone.
    */
-  private awardTogether(steps: AwardStep[]): Promise<Array<AwardStatementResult | undefined>> {
+  private awardTogether(steps: AwardStep[]): Promise<Array<Result<AwardView>>> {
     return this.db.transaction(async (tx) => {
-      const out: Array<AwardStatementResult | undefined> = [];
+      const out: Array<Result<AwardView>> = [];
       for (const step of steps) out.push(await step(tx, true));
       return out;
     });

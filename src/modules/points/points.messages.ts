@@ -21,6 +21,17 @@ export const pointsMessages = {
     en: 'The card programme is not active: points cannot be earned',
     lt: 'Kortelės programa neaktyvi: taškų kaupti negalima',
   },
+  'points.line_id_duplicate': { en: 'Line id {line_id} is used twice in this receipt', lt: 'Eilutės ID {line_id} kvite naudojamas du kartus' },
+  'points.invalid_quantity': { en: 'Quantity must be above 0 with at most 3 decimals', lt: 'Kiekis turi būti didesnis nei 0, ne daugiau kaip 3 skaitmenys po kablelio' },
+  'points.invalid_line_amount': {
+    en: 'A line amount must be 0 or more EUR with at most 4 decimals',
+    lt: 'Eilutės suma turi būti 0 arba daugiau EUR, ne daugiau kaip 4 skaitmenys po kablelio',
+  },
+  'points.amount_mismatch': { en: 'Amount must equal the sum of the lines ({sum})', lt: 'Suma turi sutapti su eilučių suma ({sum})' },
+  'points.amount_required': { en: 'Send amount, or items', lt: 'Nurodykite sumą arba prekių eilutes' },
+  'points.product_not_owned': { en: 'Not a product of your catalogue', lt: 'Tai ne jūsų katalogo prekė' },
+  'points.card_or_programme': { en: 'Send card_id or partner_card_id (one of them)', lt: 'Nurodykite card_id arba partner_card_id (vieną iš jų)' },
+  'points.previewed': { en: 'Points previewed', lt: 'Taškų peržiūra' },
   'points.receipt_used': {
     en: 'Points were already awarded for this receipt at this shop',
     lt: 'Už šį kvitą šioje parduotuvėje taškai jau suteikti',

@@ -20,6 +20,7 @@ export interface LockedCard {
   customerId: number;
   partnerCardId: number;
   pointsBalance: number;
+  pointsDebt: number;
   nextExpiryAt: Date | null;
   shopOk: boolean;
   programme: {
@@ -101,16 +102,17 @@ export const pointsRepository = {
    * Lock a card of the partner (FOR UPDATE) and read its programme's rules and whether
    * `shopId` is one of the partner's shops: one round trip.
    */
-  async lockCard(db: Executor, where: { partnerId?: number; cardId: number }, shopId: number | null): Promise<LockedCard | undefined> {
+  async lockCard(db: Executor, where: { partnerId?: number; cardId: number }, shopId: number | null, lock = true): Promise<LockedCard | undefined> {
     const conditions = [eq(loyaltyCards.id, where.cardId)];
     if (where.partnerId !== undefined) conditions.push(eq(loyaltyCards.partnerId, where.partnerId));
-    const [row] = await db
+    const query = db
       .select({
         id: loyaltyCards.id,
         partnerId: loyaltyCards.partnerId,
         customerId: loyaltyCards.customerId,
         partnerCardId: loyaltyCards.partnerCardId,
         pointsBalance: loyaltyCards.pointsBalance,
+        pointsDebt: loyaltyCards.pointsDebt,
         nextExpiryAt: loyaltyCards.nextExpiryAt,
         shopOk:
           shopId === null
@@ -120,8 +122,21 @@ export const pointsRepository = {
       })
       .from(loyaltyCards)
       .innerJoin(partnerCards, eq(partnerCards.id, loyaltyCards.partnerCardId))
-      .where(and(...conditions))
-      .for('update', { of: loyaltyCards });
+      .where(and(...conditions));
+    // Unlocked only for a read that writes nothing (a preview).
+    const [row] = lock ? await query.for('update', { of: loyaltyCards }) : await query;
+    return row;
+  },
+
+  /** A programme of the partner with its rules, and whether `shopId` is one of the partner's shops (a preview without a card). */
+  async programme(db: Executor, partnerId: number, partnerCardId: number, shopId: number): Promise<{ programme: LockedCard['programme']; shopOk: boolean } | undefined> {
+    const [row] = await db
+      .select({
+        programme: programmeColumns,
+        shopOk: sql<boolean>`exists (select 1 from ${shops} where ${shops.id} = ${shopId} and ${shops.partnerId} = ${partnerId})`,
+      })
+      .from(partnerCards)
+      .where(and(eq(partnerCards.id, partnerCardId), eq(partnerCards.partnerId, partnerId), sql`${partnerCards.deletedAt} is null`));
     return row;
   },
 
@@ -144,6 +159,7 @@ export const pointsRepository = {
       points_balance: number;
       active: boolean;
       due: boolean;
+      engine: boolean;
       shop_ok: boolean;
       points: string;
       tx_id: number | null;
@@ -153,6 +169,9 @@ export const pointsRepository = {
         select c.id, c.customer_id, c.points_balance,
                (pc.is_active and pc.deleted_at is null) as active,
                (c.next_expiry_at is not null and c.next_expiry_at <= ${now}::timestamptz) as due,
+               -- A debt to pay off or a live campaign: the basket engine awards instead (basket-award.ts).
+               (c.points_debt > 0 or exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
+                  and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz))) as engine,
                pc.points_expiration_days as exp_days,
                exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
                case when not pc.points_enabled then 0::numeric else least(greatest(
@@ -169,7 +188,7 @@ export const pointsRepository = {
         select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
                ${a.receiptNumber}, ${now}::timestamptz
         from card
-        where active and shop_ok and not due and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
+        where active and shop_ok and not due and not engine and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
         on conflict do nothing
         returning id, points, balance_after
       ), new_lot as (
@@ -183,7 +202,7 @@ export const pointsRepository = {
                updated_at = ${now}::timestamptz
         from t where loyalty_cards.id = ${a.cardId}
       )
-      select card.customer_id, card.points_balance, card.active, card.due, card.shop_ok, card.points::text as points,
+      select card.customer_id, card.points_balance, card.active, card.due, card.engine, card.shop_ok, card.points::text as points,
              t.id as tx_id, t.balance_after
       from card left join t on true`);
     if (!row) return undefined;
@@ -192,6 +211,7 @@ export const pointsRepository = {
       pointsBalance: Number(row.points_balance),
       active: row.active,
       due: row.due,
+      engine: row.engine,
       shopOk: row.shop_ok,
       points: BigInt(row.points),
       transactionId: row.tx_id === null ? null : Number(row.tx_id),
@@ -325,6 +345,11 @@ export const pointsRepository = {
     return row;
   },
 
+  /** The return entries of a purchase or deduction, oldest first. */
+  async returnsOf(db: Executor, transactionId: number): Promise<TransactionRow[]> {
+    return db.select().from(pointsTransactions).where(eq(pointsTransactions.returnsId, transactionId)).orderBy(asc(pointsTransactions.id));
+  },
+
   async listTransactions(db: Executor, scope: TransactionScope, filter: TransactionFilter, limit: number, offset: number) {
     const where = and(...scopeConditions(scope), ...filterConditions(filter));
     const rows = await db
@@ -430,6 +455,8 @@ export interface AwardStatementResult {
   active: boolean;
   /** A lot of the card is past its expiry: expire first, then award. */
   due: boolean;
+  /** The card owes points or its programme runs a campaign: the basket engine awards. */
+  engine: boolean;
   shopOk: boolean;
   points: bigint;
   /** Set when the award was written. */

@@ -17,7 +17,21 @@ import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service
 import type { PointsLedger } from './ledger.service.js';
 import type { TransactionScope } from './points.repository.js';
 import { filterOf } from './transaction-filter.js';
-import { Amount, Balance, Points, Reason, Reversal, Summary, Transaction, TransactionFilterQuery } from './points.schemas.js';
+import {
+  Amount,
+  AwardedTransaction,
+  Balance,
+  BasketItems,
+  Points,
+  Preview,
+  Reason,
+  Reversal,
+  Summary,
+  Transaction,
+  TransactionDetails,
+  TransactionFilterQuery,
+} from './points.schemas.js';
+import { parseBasket } from './basket-body.js';
 import type { PointsService } from './points.service.js';
 
 const MAX_BULK_ROWS = 1000;
@@ -34,14 +48,33 @@ function amountOf(value: number | string): bigint {
   return units;
 }
 
-const AwardBody = Type.Object({
-  card_id: IdParam,
-  shop_id: IdParam,
-  amount: Amount,
-  receipt_number: Type.Optional(
-    Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'The till receipt; a second award for the same receipt at the same shop is 409 DUPLICATE_VALUE.' }), Type.Null()]),
-  ),
-});
+/** `amount` is required unless `items` carry it (their sum). */
+const amountOrItems = { if: { not: { required: ['items'] } }, then: { required: ['amount'] } };
+
+const AwardBody = Type.Object(
+  {
+    card_id: IdParam,
+    shop_id: IdParam,
+    amount: Type.Optional(Amount),
+    items: Type.Optional(BasketItems),
+    receipt_number: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'The till receipt; a second award for the same receipt at the same shop is 409 DUPLICATE_VALUE.' }), Type.Null()]),
+    ),
+  },
+  amountOrItems,
+);
+
+const PreviewBody = Type.Object(
+  {
+    card_id: Type.Optional(IdParam),
+    partner_card_id: Type.Optional(IdParam),
+    shop_id: IdParam,
+    amount: Type.Optional(Amount),
+    items: Type.Optional(BasketItems),
+    receipt_number: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+  },
+  amountOrItems,
+);
 
 const DeductBody = Type.Object({
   card_id: IdParam,
@@ -77,16 +110,16 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
           tags: ['shop'],
           summary,
           description:
-            'Points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase. Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).',
+            'Base points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase, shared over the basket lines by amount; then the running campaigns (docs/campaigns.md), each a row of `breakdown`. With `items` (at most 500 lines) `amount` may be left out (it is their sum). Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).',
           params: LocaleParams,
           body: AwardBody,
-          response: { 201: Envelope(Transaction), ...errorResponses(400, 401, 404, 409, 422, 429) },
+          response: { 201: Envelope(AwardedTransaction), ...errorResponses(400, 401, 404, 409, 422, 429) },
         },
       },
       async (req, reply) => {
         const { partnerId } = principalOf(req, 'api');
-        const amount = amountOf(req.body.amount);
-        const input = { cardId: req.body.card_id, shopId: req.body.shop_id, amount, receiptNumber: req.body.receipt_number ?? null };
+        const { amount, lines } = parseBasket(req.body);
+        const input = { cardId: req.body.card_id, shopId: req.body.shop_id, amount, lines, receiptNumber: req.body.receipt_number ?? null };
         // The award is one statement: without an Idempotency-Key it needs no transaction around it.
         return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec, inTransaction) => ({
           status: 201,
@@ -95,6 +128,31 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
       },
     );
   }
+
+  app.post(
+    '/:locale/shop/transactions/preview',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['shop'],
+        summary: 'What an award would give, writing nothing',
+        description:
+          'The create body, with card_id or partner_card_id (without a card: no tier, no per-customer limit, first_purchase_only counts as met). Equal to what transactions/create would award at this moment with nothing else happening; uses no budget. campaigns_skipped says why each live campaign of the programme did not apply.',
+        params: LocaleParams,
+        body: PreviewBody,
+        response: { 200: Envelope(Preview), ...errorResponses(400, 401, 404, 409, 422, 429) },
+      },
+    },
+    async (req) => {
+      const { partnerId } = principalOf(req, 'api');
+      const cardId = req.body.card_id ?? null;
+      const partnerCardId = req.body.partner_card_id ?? null;
+      if ((cardId === null) === (partnerCardId === null)) throw fieldError('card_id', 'points.card_or_programme');
+      const { amount, lines } = parseBasket(req.body);
+      const result = await ledger.preview(partnerId, { cardId, partnerCardId, shopId: req.body.shop_id, amount, lines });
+      return envelopeOf(req, unwrap(result), 'points.previewed');
+    },
+  );
 
   app.post(
     '/:locale/shop/transactions/deduct-points',
@@ -184,12 +242,13 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/:locale/shop/transactions/:id',
     {
-      config: { auth: 'customer' },
+      config: { auth: ['customer', 'api'] },
       schema: {
         tags: ['shop'],
-        summary: 'One of the customer\'s transactions',
+        summary: "One of the customer's transactions (customer JWT), or of the partner's (API credentials)",
+        description: "With a purchase's basket lines (items), the breakdown of its points by source and its returns.",
         params: LocaleIdParams,
-        response: { 200: Envelope(Transaction), ...errorResponses(401, 403, 404, 429) },
+        response: { 200: Envelope(TransactionDetails), ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (req) => {

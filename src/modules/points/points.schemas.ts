@@ -81,3 +81,78 @@ export const Amount = Type.Union(
 
 export const Points = Type.Integer({ minimum: 1, maximum: 10_000_000 });
 export const Reason = Type.String({ minLength: 1, maxLength: 255 });
+
+// --- Baskets and campaigns (DESIGN.md §12) ---------------------------------------------
+
+const Decimal = (pattern: string, description: string) => Type.String({ pattern, maxLength: 20, description });
+
+export const BasketLineBody = Type.Object(
+  {
+    line_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Unique within the receipt; default the 1-based position' })),
+    product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A product of your catalogue' })),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    ean: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    quantity: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }), Decimal('^\\d{1,10}(\\.\\d{1,3})?$', 'Units, > 0, at most 3 decimals')], {
+      description: 'Units, > 0, at most 3 decimals',
+    }),
+    amount: Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000_000 }), Decimal('^\\d{1,10}(\\.\\d{1,4})?$', 'EUR, ≥ 0, at most 4 decimals')], {
+      description: 'EUR paid for the line after discounts, ≥ 0, at most 4 decimals',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const BasketItems = Type.Array(BasketLineBody, { minItems: 1, maxItems: 500, description: 'Basket lines (at most 500); amount is their sum' });
+
+export const BreakdownRow = Type.Object({
+  source: Type.Union([Type.Literal('base'), Type.Literal('tier'), Type.Literal('campaign')]),
+  campaign_id: Type.Union([Type.Integer(), Type.Null()]),
+  name: Type.Union([Type.String(), Type.Null()]),
+  points: Type.Integer(),
+  line_ids: Type.Array(Type.String(), { description: 'The lines the source applied to (empty without lines)' }),
+});
+
+export const TransactionItem = Type.Object({
+  line_id: Type.String(),
+  product_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The catalogue product the line matched' }),
+  sku: Type.Union([Type.String(), Type.Null()]),
+  ean: Type.Union([Type.String(), Type.Null()]),
+  name: Type.Union([Type.String(), Type.Null()]),
+  quantity: Type.Number(),
+  amount: Type.Number(),
+  points: Type.Integer({ description: "The line's points from every source" }),
+  returned_quantity: Type.Number(),
+});
+
+export const AwardedTransaction = Type.Object({
+  ...Transaction.properties,
+  items: Type.Array(TransactionItem),
+  breakdown: Type.Array(BreakdownRow),
+});
+
+export const TransactionDetails = Type.Object({
+  ...Transaction.properties,
+  items: Type.Array(TransactionItem, { description: 'A purchase\'s basket lines (empty otherwise)' }),
+  breakdown: Type.Array(BreakdownRow, { description: "Where a purchase's points came from (empty for other types)" }),
+  returns: Type.Array(Transaction, { description: 'The return entries of this purchase or deduction, oldest first' }),
+});
+
+export const SkipReason = Type.Union([
+  Type.Literal('outside_dates'),
+  Type.Literal('outside_schedule'),
+  Type.Literal('shop'),
+  Type.Literal('tier'),
+  Type.Literal('conditions'),
+  Type.Literal('limit'),
+  Type.Literal('budget'),
+  Type.Literal('exclusive'),
+]);
+
+export const Preview = Type.Object({
+  points: Type.Integer(),
+  breakdown: Type.Array(BreakdownRow),
+  balance_after: Type.Union([Type.Integer(), Type.Null()], { description: 'With a card: its balance after the award' }),
+  tier: Type.Null({ description: 'The card\'s tier (DESIGN.md §13; null until tiers exist)' }),
+  campaigns_skipped: Type.Array(Type.Object({ campaign_id: Type.Integer(), name: Type.String(), reason: SkipReason })),
+});

@@ -1,6 +1,8 @@
 // Reading the ledger: transaction lists, summaries, balances and the streamed CSV export.
 // (Writing is ledger.service.ts.)
 import type { Db } from '../../infra/db/index.js';
+import type { BreakdownRow, ItemView } from './basket-award.js';
+import { basketReads } from './basket.repository.js';
 import { csvField } from '../../shared/csv.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
@@ -24,6 +26,12 @@ const EXPORT_COLUMNS = [
   'reverses_id',
 ] as const;
 
+export interface TransactionDetailsView extends TransactionView {
+  items: ItemView[];
+  breakdown: BreakdownRow[];
+  returns: TransactionView[];
+}
+
 export class PointsService {
   constructor(
     private readonly deps: {
@@ -38,9 +46,25 @@ export class PointsService {
     return { items: rows.map(transactionView), total };
   }
 
-  async get(scope: TransactionScope, id: number): Promise<TransactionView | undefined> {
+  /** One transaction with its basket lines, the breakdown of its points and its returns (DESIGN.md §12). */
+  async get(scope: TransactionScope, id: number): Promise<TransactionDetailsView | undefined> {
     const row = await repo.findTransaction(this.deps.db, scope, id);
-    return row && transactionView(row);
+    if (!row) return undefined;
+    const view = transactionView(row);
+    const returns = (await repo.returnsOf(this.deps.db, row.id)).map(transactionView);
+    if (row.type !== 'purchase') return { ...view, items: [], breakdown: [], returns };
+    const details = await basketReads.details(this.deps.db, row.id);
+    const breakdown: BreakdownRow[] =
+      details.sources.length === 0
+        ? [{ source: 'base', campaign_id: null, name: null, points: row.points, line_ids: [] }]
+        : details.sources.map((s) => ({ source: s.source, campaign_id: s.source === 'campaign' ? s.campaign_id : null, name: s.name, points: s.points, line_ids: s.line_ids }));
+    const items: ItemView[] = details.lines.map((l) => ({
+      ...l,
+      quantity: Number(l.quantity),
+      amount: amountToJson(l.amount),
+      returned_quantity: Number(l.returned_quantity),
+    }));
+    return { ...view, items, breakdown, returns };
   }
 
   async summary(scope: TransactionScope, filter: TransactionFilter) {

@@ -1,0 +1,318 @@
+// The transactional shell around the campaign evaluator (DESIGN.md §12; STYLE.md "The
+// engine"): load what the evaluator needs, evaluate, take the limits, write — or, for a
+// preview, evaluate and stop. Both call the same `evaluate`, so a preview equals the award
+// that follows it with nothing else happening.
+//
+// Limits: per-customer ones are exact because the award holds the card's row lock. `uses`
+// and `points_budget` are read again under the campaign rows' locks (taken in id order, only
+// for campaigns this award applies — awards that share no limited campaign never wait on
+// each other); when those counters moved since the first read, the basket is evaluated again
+// with them — never a check here and an increment later. The counters are then written by the
+// purchase's own single statement.
+import type { Executor } from '../../infra/db/index.js';
+import { ERRORS, fail, ok, type ErrorName, type Result } from '../../shared/errors.js';
+import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { amountToJson, formatAmount } from '../../shared/money.js';
+import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from '../campaigns/evaluate.js';
+import { basketRepository as basket, type PurchaseWrite } from './basket.repository.js';
+import { pointsRepository as repo, type LockedCard } from './points.repository.js';
+
+const DAY_MS = 86_400_000;
+/** Re-evaluations under the campaign locks before giving up (each adds at least one locked campaign). */
+const MAX_ROUNDS = 8;
+
+export interface ParsedLine {
+  position: number;
+  lineId: string;
+  productId: number | null;
+  sku: string | null;
+  ean: string | null;
+  name: string | null;
+  /** Thousandths of a unit. */
+  quantityMilli: bigint;
+  /** Ten-thousandths of a euro. */
+  amountUnits: bigint;
+}
+
+export interface BasketInput {
+  shopId: number;
+  /** Ten-thousandths of a euro (the lines' sum when lines are given). */
+  amount: bigint;
+  lines: ParsedLine[];
+  receiptNumber: string | null;
+}
+
+export interface BreakdownRow {
+  source: 'base' | 'tier' | 'campaign';
+  campaign_id: number | null;
+  name: string | null;
+  points: number;
+  line_ids: string[];
+}
+
+export interface ItemView {
+  line_id: string;
+  product_id: number | null;
+  sku: string | null;
+  ean: string | null;
+  name: string | null;
+  quantity: number;
+  amount: number;
+  points: number;
+  returned_quantity: number;
+}
+
+export interface BasketEvaluation {
+  evaluation: Evaluation;
+  lines: BasketLine[];
+  /** The lines as the transaction keeps them (none for a purchase without lines). */
+  items: ItemView[];
+  breakdown: BreakdownRow[];
+}
+
+export interface Limits {
+  maxPoints: number;
+  maxBalance: number;
+}
+
+function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
+  return fail<never>(error, {
+    message: key,
+    ...(opts.params ? { params: opts.params } : {}),
+    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
+  });
+}
+
+const milliToText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padStart(3, '0')}`;
+
+export function breakdownOf(e: Evaluation): BreakdownRow[] {
+  return [
+    { source: 'base', campaign_id: null, name: null, points: e.base.points, line_ids: e.base.lineIds },
+    ...e.campaigns.map((c) => ({ source: c.source, campaign_id: c.campaignId, name: c.name, points: c.points, line_ids: c.lineIds })),
+  ];
+}
+
+function itemsOf(input: BasketInput, lines: BasketLine[], e: Evaluation): ItemView[] {
+  return input.lines.map((l, i) => {
+    const pos = l.position;
+    const points = (e.base.perLine.get(pos) ?? 0) + e.campaigns.reduce((s, c) => s + (c.perLine.get(pos) ?? 0), 0);
+    return {
+      line_id: l.lineId,
+      product_id: lines[i]!.product?.id ?? null,
+      sku: l.sku,
+      ean: l.ean,
+      name: l.name,
+      quantity: Number(milliToText(l.quantityMilli)),
+      amount: amountToJson(formatAmount(l.amountUnits)),
+      points,
+      returned_quantity: 0,
+    };
+  });
+}
+
+/** The per-line, per-source rows a return reads (every matching line, even at 0 points). */
+function sourcesOf(lines: BasketLine[], e: Evaluation): PurchaseWrite['sources'] {
+  const rows: PurchaseWrite['sources'] = lines.map((l) => ({ position: l.position, source: 'base', campaignId: 0, ordinal: 0, points: e.base.perLine.get(l.position) ?? 0 }));
+  e.campaigns.forEach((c, i) => {
+    const matching = lines.filter((l) => l.position === 0 || c.lineIds.includes(l.lineId));
+    for (const l of matching) rows.push({ position: l.position, source: 'campaign', campaignId: c.campaignId, ordinal: 2 + i, points: c.perLine.get(l.position) ?? 0 });
+  });
+  return rows;
+}
+
+export interface BasketContext {
+  card: LockedCard | null;
+  programme: LockedCard['programme'];
+  partnerCardId: number;
+}
+
+/**
+ * Evaluate a basket for a card (or, in a preview, for a programme without a card). Loads
+ * the products and campaigns; returns the evaluation or a failure on the basket's fields.
+ */
+export async function evaluateBasket(
+  exec: Executor,
+  partnerId: number,
+  ctx: BasketContext,
+  input: BasketInput,
+  now: Date,
+  forPreview: boolean,
+): Promise<Result<BasketEvaluation & { campaigns: CampaignFacts[]; firstPurchase: boolean; receiptUsed: boolean }>> {
+  const { matched, foreign } = await basket.matchProducts(
+    exec,
+    partnerId,
+    input.lines.map((l) => ({ position: l.position, productId: l.productId, sku: l.sku, ean: l.ean })),
+  );
+  if (foreign.length > 0) {
+    // Another partner's product is refused like one that does not exist: its existence is not told.
+    const fields = Object.fromEntries(foreign.map((pos) => [`items.${pos - 1}.product_id`, [{ key: 'points.product_not_owned' as const }]]));
+    return fail('VALIDATION', { fields });
+  }
+  const byPosition = new Map(matched.map((m) => [m.position, m]));
+  const lines: BasketLine[] =
+    input.lines.length === 0
+      ? [{ position: 0, lineId: '', amountUnits: input.amount, quantityMilli: 1000n, sku: null, product: null }]
+      : input.lines.map((l) => {
+          const m = byPosition.get(l.position);
+          return {
+            position: l.position,
+            lineId: l.lineId,
+            amountUnits: l.amountUnits,
+            quantityMilli: l.quantityMilli,
+            sku: l.sku,
+            product: m ? { id: m.id, sku: m.sku, categoryIds: m.categoryIds } : null,
+          };
+        });
+  const loaded = await basket.loadCampaigns(exec, {
+    partnerCardId: ctx.partnerCardId,
+    cardId: ctx.card?.id ?? null,
+    now,
+    forPreview,
+    shopId: input.shopId,
+    receiptNumber: input.receiptNumber,
+  });
+  const evaluation = run(ctx, input, lines, loaded.campaigns, loaded.firstPurchase, now);
+  return ok({
+    evaluation,
+    lines,
+    items: itemsOf(input, lines, evaluation),
+    breakdown: breakdownOf(evaluation),
+    campaigns: loaded.campaigns,
+    firstPurchase: loaded.firstPurchase,
+    receiptUsed: loaded.receiptUsed,
+  });
+}
+
+function run(ctx: BasketContext, input: BasketInput, lines: BasketLine[], campaigns: CampaignFacts[], firstPurchase: boolean, now: Date): Evaluation {
+  return evaluate({
+    lines,
+    base: ctx.programme,
+    campaigns,
+    // Tiers (DESIGN.md §13) are not built yet: no card has a tier, so tier_ids never match.
+    card: { tierId: null, firstPurchase: ctx.card === null ? true : firstPurchase, hasCard: ctx.card !== null },
+    shopId: input.shopId,
+    now,
+  });
+}
+
+/** What an award wrote, as create answers it. */
+export interface BasketAwardResult {
+  id: number;
+  points: number;
+  balanceAfter: number;
+  items: ItemView[];
+  breakdown: BreakdownRow[];
+}
+
+/**
+ * The award of a basket (or of an amount while campaigns run or the card owes points), in
+ * `tx` under the card's row lock, which the caller took (`card`) and whose due lots it expired.
+ */
+export async function awardBasket(
+  tx: Executor,
+  partnerId: number,
+  card: LockedCard,
+  input: BasketInput,
+  now: Date,
+  limits: Limits,
+): Promise<Result<BasketAwardResult>> {
+  const ctx: BasketContext = { card, programme: card.programme, partnerCardId: card.partnerCardId };
+  const first = await evaluateBasket(tx, partnerId, ctx, input, now, false);
+  if (!first.ok) return first;
+  let { evaluation } = first.value;
+  const { lines, campaigns } = first.value;
+  if (first.value.receiptUsed) return receiptUsed(input.receiptNumber);
+
+  // Take `uses` and `points_budget` under the campaign rows' locks.
+  const locked = new Set<number>();
+  const limited = (e: Evaluation) =>
+    e.campaigns.filter((a) => {
+      const c = campaigns.find((x) => x.id === a.campaignId)!;
+      return (c.limitUses !== null || c.pointsBudget !== null) && !locked.has(c.id);
+    });
+  for (let round = 0; limited(evaluation).length > 0; round++) {
+    if (round >= MAX_ROUNDS) throw new Error('campaign limits did not settle');
+    const ids = limited(evaluation).map((a) => a.campaignId);
+    const counters = await basket.lockCounters(tx, ids);
+    let moved = false;
+    for (const id of ids) {
+      locked.add(id);
+      const current = counters.get(id);
+      const c = campaigns.find((x) => x.id === id)!;
+      if (!current) {
+        // Deleted meanwhile: it no longer applies.
+        c.isActive = false;
+        moved = true;
+      } else if (current.usesCount !== c.usesCount || current.pointsAwarded !== c.pointsAwarded) {
+        c.usesCount = current.usesCount;
+        c.pointsAwarded = current.pointsAwarded;
+        moved = true;
+      }
+    }
+    if (moved) evaluation = run(ctx, input, lines, campaigns, first.value.firstPurchase, now);
+  }
+
+  const points = evaluation.points;
+  if (points > limits.maxPoints) {
+    return failOn('OUT_OF_RANGE', 'amount', 'points.award_too_large', { params: { limit: limits.maxPoints } });
+  }
+  const debtPaid = Math.min(points, card.pointsDebt);
+  const balanceAfter = card.pointsBalance + points - debtPaid;
+  if (balanceAfter > limits.maxBalance) {
+    return failOn('OUT_OF_RANGE', 'points', 'points.balance_limit', {
+      params: { limit: limits.maxBalance },
+      meta: { points_balance: card.pointsBalance, requested_points: points, max_balance: limits.maxBalance },
+    });
+  }
+  const items = itemsOf(input, lines, evaluation);
+  const days = card.programme.pointsExpirationDays;
+  const written = await basket.writePurchase(tx, {
+    partnerId,
+    cardId: card.id,
+    customerId: card.customerId,
+    shopId: input.shopId,
+    points,
+    amount: formatAmount(input.amount),
+    balanceAfter,
+    debtAfter: card.pointsDebt - debtPaid,
+    debtPaid,
+    receiptNumber: input.receiptNumber,
+    now,
+    lotExpiresAt: days === null ? null : new Date(now.getTime() + days * DAY_MS),
+    lines: input.lines.map((l, i) => ({
+      position: l.position,
+      lineId: l.lineId,
+      productId: lines[i]!.product?.id ?? null,
+      sku: l.sku,
+      ean: l.ean,
+      name: l.name,
+      quantity: milliToText(l.quantityMilli),
+      amount: formatAmount(l.amountUnits),
+      points: items[i]!.points,
+    })),
+    sources: sourcesOf(lines, evaluation),
+    campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day })),
+  });
+  if (!written) return receiptUsed(input.receiptNumber);
+  card.pointsBalance = balanceAfter;
+  card.pointsDebt -= debtPaid;
+  return ok({ id: written.id, points, balanceAfter, items, breakdown: breakdownOf(evaluation) });
+}
+
+function receiptUsed(receiptNumber: string | null) {
+  return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: receiptNumber } });
+}
+
+export interface PreviewView {
+  points: number;
+  breakdown: BreakdownRow[];
+  balance_after: number | null;
+  tier: null;
+  campaigns_skipped: Array<{ campaign_id: number; name: string; reason: SkipReason }>;
+}
+
+export function previewView(card: LockedCard | null, e: BasketEvaluation): PreviewView {
+  const points = e.evaluation.points;
+  const balanceAfter = card === null ? null : card.pointsBalance + points - Math.min(points, card.pointsDebt);
+  return { points, breakdown: e.breakdown, balance_after: balanceAfter, tier: null, campaigns_skipped: e.evaluation.skipped };
+}

@@ -1,0 +1,316 @@
+// SQL of the award with a basket or campaigns (DESIGN.md §12): what the evaluator needs,
+// loaded in as few statements as possible, and the purchase written in ONE statement —
+// transaction, lot, debt payment, lines, per-line per-source points, the campaigns' counters
+// and the card's per-day uses — so that a failure leaves nothing half-written and the
+// campaign rows the award updates stay locked only from that statement to the commit.
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../infra/db/index.js';
+import type { CampaignFacts } from '../campaigns/evaluate.js';
+
+interface Rows<T> {
+  rows: T[];
+}
+const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
+const intArray = (values: readonly number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+/** A Postgres text[] literal; null elements as NULL. */
+function textArray(values: ReadonlyArray<string | null>): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;
+}
+
+export interface LineLookup {
+  position: number;
+  productId: number | null;
+  sku: string | null;
+  ean: string | null;
+}
+
+export interface MatchedProduct {
+  position: number;
+  id: number;
+  sku: string | null;
+  /** Its categories and every ancestor of them. */
+  categoryIds: number[];
+}
+
+interface CampaignRow {
+  id: number;
+  name: string;
+  is_active: boolean;
+  starts_ms: number | null;
+  ends_ms: number | null;
+  days_of_week: number[];
+  from_time: string | null;
+  to_time: string | null;
+  time_zone: string;
+  shop_ids: number[];
+  tier_ids: number[];
+  min_amount: string | null;
+  product_ids: number[];
+  category_ids: number[];
+  skus: string[];
+  first_purchase_only: boolean;
+  effect_type: CampaignFacts['effectType'];
+  effect_value: string;
+  priority: number;
+  exclusive: boolean;
+  limit_per_customer: number | null;
+  limit_per_customer_per_day: number | null;
+  limit_uses: number | null;
+  points_budget: number | null;
+  uses_count: number;
+  points_awarded: number;
+  card_uses: Array<[string, number]> | null;
+}
+
+const units = (decimal: string, places: number): bigint => {
+  const [whole, frac = ''] = decimal.split('.');
+  return BigInt(whole!) * 10n ** BigInt(places) + BigInt(frac.padEnd(places, '0').slice(0, places) || '0');
+};
+
+function campaignFacts(r: CampaignRow): CampaignFacts {
+  const byDay = new Map<string, number>();
+  let total = 0;
+  for (const [day, uses] of r.card_uses ?? []) {
+    byDay.set(day, Number(uses));
+    total += Number(uses);
+  }
+  return {
+    id: Number(r.id),
+    name: r.name,
+    isActive: r.is_active,
+    startsAt: r.starts_ms === null ? null : new Date(Number(r.starts_ms)),
+    endsAt: r.ends_ms === null ? null : new Date(Number(r.ends_ms)),
+    daysOfWeek: r.days_of_week.map(Number),
+    fromTime: r.from_time,
+    toTime: r.to_time,
+    timeZone: r.time_zone,
+    shopIds: r.shop_ids.map(Number),
+    tierIds: r.tier_ids.map(Number),
+    minAmountUnits: r.min_amount === null ? null : units(r.min_amount, 4),
+    productIds: r.product_ids.map(Number),
+    categoryIds: r.category_ids.map(Number),
+    skus: r.skus,
+    firstPurchaseOnly: r.first_purchase_only,
+    effectType: r.effect_type,
+    effectHundredths: units(r.effect_value, 2),
+    priority: Number(r.priority),
+    exclusive: r.exclusive,
+    limitPerCustomer: r.limit_per_customer === null ? null : Number(r.limit_per_customer),
+    limitPerCustomerPerDay: r.limit_per_customer_per_day === null ? null : Number(r.limit_per_customer_per_day),
+    limitUses: r.limit_uses === null ? null : Number(r.limit_uses),
+    pointsBudget: r.points_budget === null ? null : Number(r.points_budget),
+    usesCount: Number(r.uses_count),
+    pointsAwarded: Number(r.points_awarded),
+    cardUses: r.card_uses === null ? null : { total, byDay },
+  };
+}
+
+const campaignColumns = sql`c.id, c.name, c.is_active,
+  (extract(epoch from c.starts_at) * 1000)::float8 as starts_ms, (extract(epoch from c.ends_at) * 1000)::float8 as ends_ms,
+  c.days_of_week, c.from_time, c.to_time, c.time_zone, c.shop_ids, c.tier_ids, c.min_amount::text as min_amount,
+  c.product_ids, c.category_ids, c.skus, c.first_purchase_only, c.effect_type, c.effect_value::text as effect_value,
+  c.priority, c.exclusive, c.limit_per_customer, c.limit_per_customer_per_day, c.limit_uses, c.points_budget,
+  c.uses_count, c.points_awarded`;
+
+export interface PurchaseWrite {
+  partnerId: number;
+  cardId: number;
+  customerId: number;
+  shopId: number;
+  points: number;
+  amount: string;
+  balanceAfter: number;
+  debtAfter: number;
+  /** Debt this earning pays off (drawn from its own lot). */
+  debtPaid: number;
+  receiptNumber: string | null;
+  now: Date;
+  lotExpiresAt: Date | null;
+  lines: Array<{
+    position: number;
+    lineId: string;
+    productId: number | null;
+    sku: string | null;
+    ean: string | null;
+    name: string | null;
+    quantity: string;
+    amount: string;
+    points: number;
+  }>;
+  sources: Array<{ position: number; source: 'base' | 'tier' | 'campaign'; campaignId: number; ordinal: number; points: number }>;
+  /** Campaigns applied: one use each, and their points. */
+  campaigns: Array<{ id: number; points: number; day: string }>;
+}
+
+export const basketRepository = {
+  /**
+   * The programme's campaigns the evaluator may apply (`forPreview`: every active one, so
+   * that the preview can say why it skipped those outside their dates), each with the card's
+   * uses; whether the card has an earlier purchase; whether the receipt was used at the shop.
+   */
+  async loadCampaigns(
+    db: Executor,
+    q: { partnerCardId: number; cardId: number | null; now: Date; forPreview: boolean; shopId: number; receiptNumber: string | null },
+  ): Promise<{ campaigns: CampaignFacts[]; firstPurchase: boolean; receiptUsed: boolean }> {
+    const now = q.now.toISOString();
+    const dates = q.forPreview ? sql`true` : sql`(c.starts_at is null or c.starts_at <= ${now}::timestamptz) and (c.ends_at is null or c.ends_at > ${now}::timestamptz)`;
+    const cardUses =
+      q.cardId === null
+        ? sql`null::json`
+        : sql`(select coalesce(json_agg(json_build_array(u.day::text, u.uses)), '[]'::json) from campaign_card_uses u where u.campaign_id = c.id and u.card_id = ${q.cardId})`;
+    const result = await db.execute(sql`
+      select ${campaignColumns}, ${cardUses} as card_uses,
+             ${q.cardId === null ? sql`false` : sql`exists (select 1 from points_transactions p where p.card_id = ${q.cardId} and p.type = 'purchase')`} as has_purchase,
+             ${q.receiptNumber === null ? sql`false` : sql`exists (select 1 from points_transactions p where p.shop_id = ${q.shopId} and p.receipt_number = ${q.receiptNumber} and p.type = 'purchase')`} as receipt_used
+      from (select 1) one
+      left join campaigns c on c.partner_card_id = ${q.partnerCardId} and c.deleted_at is null and c.is_active and ${dates}
+      order by c.priority desc, c.id`);
+    const rows = rowsOf<CampaignRow & { has_purchase: boolean; receipt_used: boolean }>(result);
+    return {
+      campaigns: rows.filter((r) => r.id !== null).map(campaignFacts),
+      firstPurchase: !(rows[0]?.has_purchase ?? false),
+      receiptUsed: rows[0]?.receipt_used ?? false,
+    };
+  },
+
+  /**
+   * Lock the campaigns whose limits an award is about to take (in id order, so that two
+   * awards cannot deadlock on them) and read their counters as they are now.
+   */
+  async lockCounters(db: Executor, ids: number[]): Promise<Map<number, { usesCount: number; pointsAwarded: number }>> {
+    const result = await db.execute(sql`
+      select id, uses_count, points_awarded from campaigns where id = any(${intArray([...ids].sort((a, b) => a - b))}::int[]) order by id for update`);
+    return new Map(
+      rowsOf<{ id: number; uses_count: number; points_awarded: number }>(result).map((r) => [
+        Number(r.id),
+        { usesCount: Number(r.uses_count), pointsAwarded: Number(r.points_awarded) },
+      ]),
+    );
+  },
+
+  /**
+   * The partner's catalogue products of basket lines: by product_id, else sku, else ean
+   * (active products only; the lowest id when several share a sku or ean), with their
+   * categories and every ancestor. `foreign` lists the positions whose product_id is not
+   * one of the partner's products at all.
+   */
+  async matchProducts(db: Executor, partnerId: number, lines: readonly LineLookup[]): Promise<{ matched: MatchedProduct[]; foreign: number[] }> {
+    if (lines.length === 0) return { matched: [], foreign: [] };
+    const result = await db.execute(sql`
+      with l as (
+        select * from unnest(${intArray(lines.map((l) => l.position))}::int[], ${intArray(lines.map((l) => l.productId ?? 0))}::int[],
+                             ${textArray(lines.map((l) => l.sku))}::text[], ${textArray(lines.map((l) => l.ean))}::text[]) as l(pos, pid, sku, ean)
+      ), m as (
+        select l.pos, l.pid,
+          case when l.pid <> 0 then (select p.id from catalog_products p where p.id = l.pid and p.partner_id = ${partnerId} and p.is_active)
+               when l.sku is not null then (select min(p.id) from catalog_products p where p.partner_id = ${partnerId} and p.sku = l.sku and p.is_active)
+               when l.ean is not null then (select min(p.id) from catalog_products p where p.partner_id = ${partnerId} and p.ean = l.ean and p.is_active)
+          end as product_id,
+          (l.pid <> 0 and not exists (select 1 from catalog_products p where p.id = l.pid and p.partner_id = ${partnerId})) as foreign_id
+        from l
+      )
+      select m.pos, m.product_id, m.foreign_id, p.sku,
+        (with recursive up(id) as (
+           select pc.category_id from catalog_product_categories pc where pc.product_id = m.product_id
+           union
+           select c.parent_id from catalog_categories c join up on c.id = up.id where c.parent_id is not null
+         ) select coalesce(array_agg(id), '{}') from up) as category_ids
+      from m left join catalog_products p on p.id = m.product_id`);
+    const rows = rowsOf<{ pos: number; product_id: number | null; foreign_id: boolean; sku: string | null; category_ids: number[] }>(result);
+    return {
+      matched: rows
+        .filter((r) => r.product_id !== null)
+        .map((r) => ({ position: Number(r.pos), id: Number(r.product_id), sku: r.sku, categoryIds: r.category_ids.map(Number) })),
+      foreign: rows.filter((r) => r.foreign_id).map((r) => Number(r.pos)),
+    };
+  },
+
+  /** The purchase in one statement; undefined when its receipt number was already used at the shop. */
+  async writePurchase(db: Executor, w: PurchaseWrite): Promise<{ id: number } | undefined> {
+    const now = w.now.toISOString();
+    const L = w.lines;
+    const S = w.sources;
+    const C = w.campaigns;
+    const result = await db.execute(sql`
+      with t as (
+        insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
+        values (${w.partnerId}, ${w.cardId}, ${w.customerId}, ${w.shopId}, 'purchase', ${w.points}, ${w.amount}::numeric, ${w.balanceAfter},
+                ${w.receiptNumber}, ${now}::timestamptz)
+        on conflict do nothing
+        returning id
+      ), new_lot as (
+        insert into points_lots (card_id, transaction_id, points, remaining, expires_at, created_at)
+        select ${w.cardId}, t.id, ${w.points}::int, ${w.points - w.debtPaid}::int, ${w.lotExpiresAt?.toISOString() ?? null}::timestamptz, ${now}::timestamptz
+        from t where ${w.points}::int > 0
+        returning id, expires_at
+      ), paid as (
+        insert into points_lot_draws (transaction_id, lot_id, points)
+        select t.id, new_lot.id, ${w.debtPaid}::int from t, new_lot where ${w.debtPaid}::int > 0
+      ), debt as (
+        insert into points_debt_entries (transaction_id, card_id, points)
+        select t.id, ${w.cardId}, ${-w.debtPaid}::int from t where ${w.debtPaid}::int > 0
+      ), lines as (
+        insert into points_transaction_lines (transaction_id, position, line_id, product_id, sku, ean, name, quantity, amount, points)
+        select t.id, l.* from t, unnest(${intArray(L.map((l) => l.position))}::int[], ${textArray(L.map((l) => l.lineId))}::text[],
+          ${textArray(L.map((l) => (l.productId === null ? null : String(l.productId))))}::int[], ${textArray(L.map((l) => l.sku))}::text[],
+          ${textArray(L.map((l) => l.ean))}::text[], ${textArray(L.map((l) => l.name))}::text[], ${textArray(L.map((l) => l.quantity))}::numeric[],
+          ${textArray(L.map((l) => l.amount))}::numeric[], ${intArray(L.map((l) => l.points))}::int[]) as l
+      ), sources as (
+        insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points)
+        select t.id, s.* from t, unnest(${intArray(S.map((s) => s.position))}::int[], ${textArray(S.map((s) => s.source))}::text[],
+          ${intArray(S.map((s) => s.campaignId))}::int[], ${intArray(S.map((s) => s.ordinal))}::int[], ${intArray(S.map((s) => s.points))}::int[]) as s
+      ), counters as (
+        update campaigns set uses_count = campaigns.uses_count + 1, points_awarded = campaigns.points_awarded + c.points
+        from unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as c(id, points)
+        where campaigns.id = c.id and exists (select 1 from t)
+      ), uses as (
+        insert into campaign_card_uses (campaign_id, card_id, day, uses)
+        select c.id, ${w.cardId}, c.day::date, 1 from t, unnest(${intArray(C.map((c) => c.id))}::int[], ${textArray(C.map((c) => c.day))}::text[]) as c(id, day)
+        on conflict (campaign_id, card_id, day) do update set uses = campaign_card_uses.uses + 1
+      ), card as (
+        update loyalty_cards set points_balance = ${w.balanceAfter}, points_debt = ${w.debtAfter},
+               next_expiry_at = case when ${w.points - w.debtPaid}::int > 0 then least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)) else loyalty_cards.next_expiry_at end,
+               updated_at = ${now}::timestamptz
+        where id = ${w.cardId} and exists (select 1 from t)
+      )
+      select t.id from t`);
+    const [row] = rowsOf<{ id: number }>(result);
+    return row ? { id: Number(row.id) } : undefined;
+  },
+};
+
+export interface PurchaseDetails {
+  lines: Array<{
+    line_id: string;
+    product_id: number | null;
+    sku: string | null;
+    ean: string | null;
+    name: string | null;
+    quantity: string;
+    amount: string;
+    points: number;
+    returned_quantity: string;
+  }>;
+  sources: Array<{ source: 'base' | 'tier' | 'campaign'; campaign_id: number; name: string | null; points: number; line_ids: string[] }>;
+}
+
+export const basketReads = {
+  /** A purchase's lines and its points per source, in breakdown order (nothing for an award without either). */
+  async details(db: Executor, transactionId: number): Promise<PurchaseDetails> {
+    const result = await db.execute(sql`
+      select
+        (select coalesce(json_agg(json_build_object('line_id', l.line_id, 'product_id', l.product_id, 'sku', l.sku, 'ean', l.ean, 'name', l.name,
+                  'quantity', l.quantity::text, 'amount', l.amount::text, 'points', l.points, 'returned_quantity', l.returned_quantity::text) order by l.position), '[]'::json)
+           from points_transaction_lines l where l.transaction_id = ${transactionId}) as lines,
+        (select coalesce(json_agg(json_build_object('source', s.source, 'campaign_id', s.campaign_id, 'name', c.name, 'points', s.points, 'line_ids', s.line_ids) order by s.ordinal), '[]'::json)
+           from (select s.ordinal, s.source, s.campaign_id, sum(s.points)::int as points,
+                        coalesce(array_agg(l.line_id order by s.position) filter (where l.line_id is not null), '{}') as line_ids
+                 from points_transaction_sources s
+                 left join points_transaction_lines l on l.transaction_id = s.transaction_id and l.position = s.position
+                 where s.transaction_id = ${transactionId}
+                 group by s.ordinal, s.source, s.campaign_id) s
+           left join campaigns c on c.id = s.campaign_id) as sources`);
+    const [row] = rowsOf<{ lines: PurchaseDetails['lines']; sources: PurchaseDetails['sources'] }>(result);
+    return { lines: row?.lines ?? [], sources: row?.sources ?? [] };
+  },
+};
