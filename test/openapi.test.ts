@@ -103,7 +103,7 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['post', '/{locale}/shop/transactions/{id}/reverse', 'api'],
   ['get', '/{locale}/shop/transactions', 'customer'],
   ['get', '/{locale}/shop/transactions/{id}', 'customer|api'],
-  ['post', '/{locale}/shop/transactions/preview', 'api'],
+  ['post', '/{locale}/shop/transactions/preview', 'api|partner'],
   ['get', '/{locale}/shop/transactions/summary', 'customer'],
   ['post', '/{locale}/shop/transactions/export', 'customer|api'],
   ['get', '/{locale}/shop/points', 'customer|api'],

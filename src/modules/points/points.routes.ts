@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { principalOf } from '../../infra/auth.js';
+import { actingPartnerOf, principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { sendCsv } from '../../shared/csv.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
@@ -132,7 +132,8 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/:locale/shop/transactions/preview',
     {
-      config: { auth: 'api' },
+      // The console's Preview panel calls it with the partner's own JWT (docs/decisions.md "Dashboard").
+      config: { auth: ['api', 'partner'] },
       schema: {
         tags: ['shop'],
         summary: 'What an award would give, writing nothing',
@@ -144,7 +145,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req) => {
-      const { partnerId } = principalOf(req, 'api');
+      const partnerId = actingPartnerOf(req);
       const cardId = req.body.card_id ?? null;
       const partnerCardId = req.body.partner_card_id ?? null;
       if ((cardId === null) === (partnerCardId === null)) throw fieldError('card_id', 'points.card_or_programme');
