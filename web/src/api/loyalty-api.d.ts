@@ -1380,7 +1380,7 @@ export interface paths {
         put?: never;
         /**
          * Award points for a purchase
-         * @description Points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase. Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).
+         * @description Base points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase, shared over the basket lines by amount; then the running campaigns (docs/campaigns.md), each a row of `breakdown`. With `items` (at most 500 lines) `amount` may be left out (it is their sum). Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).
          */
         post: operations["postShopTransactionsCreate"];
         delete?: never;
@@ -1400,9 +1400,29 @@ export interface paths {
         put?: never;
         /**
          * Award points for a purchase (alias of transactions/create)
-         * @description Points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase. Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).
+         * @description Base points = amount / currency_amount × points_per_currency (rounded up if round_points_up, else down) + points_per_visit, clamped to min..max_points_per_purchase, shared over the basket lines by amount; then the running campaigns (docs/campaigns.md), each a row of `breakdown`. With `items` (at most 500 lines) `amount` may be left out (it is their sum). Honours Idempotency-Key; a receipt number earns once per shop (409 DUPLICATE_VALUE).
          */
         post: operations["postShopTransactionsAwardPoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/transactions/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an award would give, writing nothing
+         * @description The create body, with card_id or partner_card_id (without a card: no tier, no per-customer limit, first_purchase_only counts as met). Equal to what transactions/create would award at this moment with nothing else happening; uses no budget. campaigns_skipped says why each live campaign of the programme did not apply.
+         */
+        post: operations["postShopTransactionsPreview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1490,7 +1510,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the customer's transactions */
+        /**
+         * One of the customer's transactions (customer JWT), or of the partner's (API credentials)
+         * @description With a purchase's basket lines (items), the breakdown of its points by source and its returns.
+         */
         get: operations["getShopTransactionsById"];
         put?: never;
         post?: never;
@@ -2109,6 +2132,23 @@ export interface paths {
          * @description Filters: from / to (date-time, or a date = whole UTC day), shop_id, card_id, user_id, type.
          */
         get: operations["getPartnersTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the partner's points transactions, with its lines, breakdown and returns */
+        get: operations["getPartnersTransactionsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11498,7 +11538,21 @@ export interface operations {
                     card_id: number;
                     shop_id: number;
                     /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
-                    amount: number | string;
+                    amount?: number | string;
+                    /** @description Basket lines (at most 500); amount is their sum */
+                    items?: {
+                        /** @description Unique within the receipt; default the 1-based position */
+                        line_id?: string;
+                        /** @description A product of your catalogue */
+                        product_id?: number;
+                        sku?: string;
+                        ean?: string;
+                        name?: string;
+                        /** @description Units, > 0, at most 3 decimals */
+                        quantity: number | string;
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        amount: number | string;
+                    }[];
                     receipt_number?: string | null;
                 };
             };
@@ -11515,7 +11569,6 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
-                        /** @description Points transaction (ledger entry) */
                         data: {
                             id: number;
                             card_id: number;
@@ -11538,6 +11591,28 @@ export interface operations {
                             returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
+                            items: {
+                                line_id: string;
+                                /** @description The catalogue product the line matched */
+                                product_id: number | null;
+                                sku: string | null;
+                                ean: string | null;
+                                name: string | null;
+                                quantity: number;
+                                amount: number;
+                                /** @description The line's points from every source */
+                                points: number;
+                                returned_quantity: number;
+                            }[];
+                            breakdown: {
+                                /** @enum {string} */
+                                source: "base" | "tier" | "campaign";
+                                campaign_id: number | null;
+                                name: string | null;
+                                points: number;
+                                /** @description The lines the source applied to (empty without lines) */
+                                line_ids: string[];
+                            }[];
                         };
                         request_id: string;
                     };
@@ -11624,7 +11699,21 @@ export interface operations {
                     card_id: number;
                     shop_id: number;
                     /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
-                    amount: number | string;
+                    amount?: number | string;
+                    /** @description Basket lines (at most 500); amount is their sum */
+                    items?: {
+                        /** @description Unique within the receipt; default the 1-based position */
+                        line_id?: string;
+                        /** @description A product of your catalogue */
+                        product_id?: number;
+                        sku?: string;
+                        ean?: string;
+                        name?: string;
+                        /** @description Units, > 0, at most 3 decimals */
+                        quantity: number | string;
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        amount: number | string;
+                    }[];
                     receipt_number?: string | null;
                 };
             };
@@ -11641,7 +11730,6 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
-                        /** @description Points transaction (ledger entry) */
                         data: {
                             id: number;
                             card_id: number;
@@ -11664,6 +11752,167 @@ export interface operations {
                             returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
+                            items: {
+                                line_id: string;
+                                /** @description The catalogue product the line matched */
+                                product_id: number | null;
+                                sku: string | null;
+                                ean: string | null;
+                                name: string | null;
+                                quantity: number;
+                                amount: number;
+                                /** @description The line's points from every source */
+                                points: number;
+                                returned_quantity: number;
+                            }[];
+                            breakdown: {
+                                /** @enum {string} */
+                                source: "base" | "tier" | "campaign";
+                                campaign_id: number | null;
+                                name: string | null;
+                                points: number;
+                                /** @description The lines the source applied to (empty without lines) */
+                                line_ids: string[];
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postShopTransactionsPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id?: number;
+                    partner_card_id?: number;
+                    shop_id: number;
+                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    amount?: number | string;
+                    /** @description Basket lines (at most 500); amount is their sum */
+                    items?: {
+                        /** @description Unique within the receipt; default the 1-based position */
+                        line_id?: string;
+                        /** @description A product of your catalogue */
+                        product_id?: number;
+                        sku?: string;
+                        ean?: string;
+                        name?: string;
+                        /** @description Units, > 0, at most 3 decimals */
+                        quantity: number | string;
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        amount: number | string;
+                    }[];
+                    receipt_number?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            points: number;
+                            breakdown: {
+                                /** @enum {string} */
+                                source: "base" | "tier" | "campaign";
+                                campaign_id: number | null;
+                                name: string | null;
+                                points: number;
+                                /** @description The lines the source applied to (empty without lines) */
+                                line_ids: string[];
+                            }[];
+                            /** @description With a card: its balance after the award */
+                            balance_after: number | null;
+                            /** @description The card's tier (DESIGN.md §13; null until tiers exist) */
+                            tier: null;
+                            campaigns_skipped: {
+                                campaign_id: number;
+                                name: string;
+                                /** @enum {string} */
+                                reason: "outside_dates" | "outside_schedule" | "shop" | "tier" | "conditions" | "limit" | "budget" | "exclusive";
+                            }[];
                         };
                         request_id: string;
                     };
@@ -12218,7 +12467,6 @@ export interface operations {
                         success: true;
                         code: number;
                         message: string;
-                        /** @description Points transaction (ledger entry) */
                         data: {
                             id: number;
                             card_id: number;
@@ -12241,6 +12489,54 @@ export interface operations {
                             returns_id: number | null;
                             /** Format: date-time */
                             created_at: string;
+                            /** @description A purchase's basket lines (empty otherwise) */
+                            items: {
+                                line_id: string;
+                                /** @description The catalogue product the line matched */
+                                product_id: number | null;
+                                sku: string | null;
+                                ean: string | null;
+                                name: string | null;
+                                quantity: number;
+                                amount: number;
+                                /** @description The line's points from every source */
+                                points: number;
+                                returned_quantity: number;
+                            }[];
+                            /** @description Where a purchase's points came from (empty for other types) */
+                            breakdown: {
+                                /** @enum {string} */
+                                source: "base" | "tier" | "campaign";
+                                campaign_id: number | null;
+                                name: string | null;
+                                points: number;
+                                /** @description The lines the source applied to (empty without lines) */
+                                line_ids: string[];
+                            }[];
+                            /** @description The return entries of this purchase or deduction, oldest first */
+                            returns: {
+                                id: number;
+                                card_id: number;
+                                user_id: number;
+                                shop_id: number | null;
+                                /**
+                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
+                                 * @enum {string}
+                                 */
+                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
+                                /** @description Signed: positive earns, negative spends */
+                                points: number;
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                amount: number | null;
+                                balance_after: number;
+                                receipt_number: string | null;
+                                reason: string | null;
+                                reverses_id: number | null;
+                                /** @description On a return: the purchase or deduction whose goods came back */
+                                returns_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         };
                         request_id: string;
                     };
@@ -15931,6 +16227,152 @@ export interface operations {
             };
             /** @description Error envelope */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersTransactionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            card_id: number;
+                            user_id: number;
+                            shop_id: number | null;
+                            /**
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
+                             * @enum {string}
+                             */
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
+                            /** @description Signed: positive earns, negative spends */
+                            points: number;
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            amount: number | null;
+                            balance_after: number;
+                            receipt_number: string | null;
+                            reason: string | null;
+                            reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description A purchase's basket lines (empty otherwise) */
+                            items: {
+                                line_id: string;
+                                /** @description The catalogue product the line matched */
+                                product_id: number | null;
+                                sku: string | null;
+                                ean: string | null;
+                                name: string | null;
+                                quantity: number;
+                                amount: number;
+                                /** @description The line's points from every source */
+                                points: number;
+                                returned_quantity: number;
+                            }[];
+                            /** @description Where a purchase's points came from (empty for other types) */
+                            breakdown: {
+                                /** @enum {string} */
+                                source: "base" | "tier" | "campaign";
+                                campaign_id: number | null;
+                                name: string | null;
+                                points: number;
+                                /** @description The lines the source applied to (empty without lines) */
+                                line_ids: string[];
+                            }[];
+                            /** @description The return entries of this purchase or deduction, oldest first */
+                            returns: {
+                                id: number;
+                                card_id: number;
+                                user_id: number;
+                                shop_id: number | null;
+                                /**
+                                 * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
+                                 * @enum {string}
+                                 */
+                                type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
+                                /** @description Signed: positive earns, negative spends */
+                                points: number;
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                amount: number | null;
+                                balance_after: number;
+                                receipt_number: string | null;
+                                reason: string | null;
+                                reverses_id: number | null;
+                                /** @description On a return: the purchase or deduction whose goods came back */
+                                returns_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
