@@ -1,0 +1,106 @@
+// Campaign limits under concurrency (DESIGN.md §12 "Limits are exact under concurrency"), on
+// PostgreSQL with real parallel connections: N awards at once never give more than the
+// budget, more uses than `uses`, or more than the per-customer limits allow — and awards on
+// one card (the hot-card batching) still answer each with its own award. PostgreSQL only:
+// PGlite runs one transaction at a time, so there these would pass without the locks.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
+import { bearer, request } from './helpers/http.js';
+import { assertLedgerConsistent, award, createCustomer, createProgramme, createShop, joinProgramme } from './helpers/loyalty.js';
+
+describe('campaign limits under concurrency', () => {
+  let t: TestApp;
+  let p: PartnerFixture;
+  let shop: number;
+
+  before(async () => {
+    t = await startTestApp({ DATABASE_POOL_MAX: '20' });
+    p = await createPartner(t);
+    shop = await createShop(t, p.id);
+  });
+  after(() => t.close());
+
+  async function campaign(programme: number, body: Record<string, unknown>) {
+    const res = await request(t.url, 'POST', '/en/partners/campaigns', {
+      headers: bearer(p.token),
+      json: { partner_card_id: programme, name: 'C', effect: { type: 'bonus', value: 7 }, ...body },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data as { id: number };
+  }
+  const getCampaign = async (id: number) => (await request(t.url, 'GET', `/en/partners/campaigns/${id}`, { headers: bearer(p.token) })).body.data;
+  const cards = async (programme: number, n: number) => Promise.all(Array.from({ length: n }, async () => (await joinProgramme(t, await createCustomer(t), programme)).id));
+  const campaignPoints = (res: { body: any }, id: number) =>
+    res.body.data.breakdown.filter((r: { campaign_id: number | null }) => r.campaign_id === id).reduce((s: number, r: { points: number }) => s + r.points, 0);
+
+  it('30 parallel awards against a budget of 100: exactly 100 given, the last cut to what was left', async () => {
+    const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
+    const c = await campaign(programme, { limits: { points_budget: 100 } });
+    const other = await campaign(programme, { name: 'Unlimited', effect: { type: 'bonus', value: 1 } });
+    const ids = await cards(programme, 30);
+    const results = await Promise.all(ids.map((card) => award(t, p, { card_id: card, shop_id: shop, items: [{ sku: 'X', quantity: 1, amount: 3 }] })));
+    for (const r of results) assert.equal(r.status, 201, r.text);
+    const given = results.map((r) => campaignPoints(r, c.id));
+    assert.equal(
+      given.reduce((a, b) => a + b, 0),
+      100,
+      JSON.stringify(given),
+    );
+    assert.deepEqual(
+      given.filter((g) => g > 0).sort((a, b) => a - b),
+      [2, ...Array.from({ length: 14 }, () => 7)],
+    );
+    const after = await getCampaign(c.id);
+    assert.deepEqual([after.points_awarded, after.uses_count, after.budget_left, after.status], [100, 15, 0, 'exhausted']);
+    // The unlimited campaign applied to every award, and its counters are exact too.
+    const unlimited = await getCampaign(other.id);
+    assert.deepEqual([unlimited.uses_count, unlimited.points_awarded], [30, 30]);
+    await assertLedgerConsistent(t);
+  });
+
+  it('uses: 25 parallel awards on a campaign of 10 uses give it exactly 10 times', async () => {
+    const programme = await createProgramme(t, p.id);
+    const c = await campaign(programme, { limits: { uses: 10 } });
+    const ids = await cards(programme, 25);
+    const results = await Promise.all(ids.map((card) => award(t, p, { card_id: card, shop_id: shop, amount: 1 })));
+    for (const r of results) assert.equal(r.status, 201, r.text);
+    assert.equal(results.filter((r) => campaignPoints(r, c.id) > 0).length, 10);
+    assert.equal((await getCampaign(c.id)).uses_count, 10);
+  });
+
+  it('per customer: 12 parallel awards on one card (batched together) use a per-customer limit of 3 exactly 3 times', async () => {
+    const programme = await createProgramme(t, p.id);
+    const c = await campaign(programme, { limits: { per_customer: 3 } });
+    const daily = await campaign(programme, { name: 'Daily', limits: { per_customer_per_day: 2 } });
+    const [card] = await cards(programme, 1);
+    const bodies = Array.from({ length: 12 }, (_, i) => ({ card_id: card, shop_id: shop, amount: 1 + i, receipt_number: `PC-${i}` }));
+    const results = await Promise.all(bodies.map((b) => award(t, p, b)));
+    results.forEach((r, i) => {
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.data.receipt_number, bodies[i]!.receipt_number, 'each answered with its own award');
+    });
+    assert.equal(results.filter((r) => campaignPoints(r, c.id) > 0).length, 3);
+    assert.equal(results.filter((r) => campaignPoints(r, daily.id) > 0).length, 2);
+    // The balances chain: each award saw the one before it.
+    const afters = results.map((r) => r.body.data.balance_after as number).sort((a, b) => a - b);
+    assert.equal(new Set(afters).size, 12);
+    await assertLedgerConsistent(t);
+  });
+
+  it('awards that share no limited campaign do not wait on each other’s campaign rows', async () => {
+    // Two programmes, each with its own budgeted campaign: their awards interleave freely,
+    // and each budget is still exact.
+    const a = await createProgramme(t, p.id);
+    const b = await createProgramme(t, p.id);
+    const ca = await campaign(a, { limits: { points_budget: 50 } });
+    const cb = await campaign(b, { limits: { points_budget: 50 } });
+    const cardsA = await cards(a, 10);
+    const cardsB = await cards(b, 10);
+    const results = await Promise.all([...cardsA, ...cardsB].map((card) => award(t, p, { card_id: card, shop_id: shop, amount: 1 })));
+    for (const r of results) assert.equal(r.status, 201, r.text);
+    assert.equal((await getCampaign(ca.id)).points_awarded, 50);
+    assert.equal((await getCampaign(cb.id)).points_awarded, 50);
+  });
+});
