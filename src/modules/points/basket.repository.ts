@@ -259,10 +259,14 @@ export const basketRepository = {
         insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points)
         select t.id, s.* from t, unnest(${intArray(S.map((s) => s.position))}::int[], ${textArray(S.map((s) => s.source))}::text[],
           ${intArray(S.map((s) => s.campaignId))}::int[], ${intArray(S.map((s) => s.ordinal))}::int[], ${intArray(S.map((s) => s.points))}::int[]) as s
+      ), locked as (
+        -- Every award takes its campaigns' row locks in id order: two awards applying the same
+        -- campaigns cannot deadlock (an UPDATE alone locks in whatever order its plan reads).
+        select id from campaigns where id = any(${intArray(C.map((c) => c.id))}::int[]) and exists (select 1 from t) order by id for update
       ), counters as (
         update campaigns set uses_count = campaigns.uses_count + 1, points_awarded = campaigns.points_awarded + c.points
         from unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as c(id, points)
-        where campaigns.id = c.id and exists (select 1 from t)
+        where campaigns.id = c.id and campaigns.id in (select id from locked)
       ), uses as (
         insert into campaign_card_uses (campaign_id, card_id, day, uses)
         select c.id, ${w.cardId}, c.day::date, 1 from t, unnest(${intArray(C.map((c) => c.id))}::int[], ${textArray(C.map((c) => c.day))}::text[]) as c(id, day)
