@@ -20,9 +20,15 @@ startConsole({
     },
     { path: 'games', label: 'nav.games', page: lazy(() => import('./pages/games/games')) },
     { path: 'offers', label: 'nav.offers', page: lazy(() => import('./pages/offers/offers')) },
+    { path: 'campaigns', label: 'nav.campaigns', page: lazy(() => import('./pages/campaigns/campaigns')) },
     { path: 'coupons', label: 'nav.coupons', page: lazy(() => import('./pages/coupons/coupons')) },
     { path: 'customers', label: 'nav.customers', page: lazy(() => import('./pages/customers/customers')) },
-    { path: 'transactions', label: 'nav.transactions', page: lazy(() => import('./pages/transactions/transactions')) },
+    {
+      path: 'transactions',
+      label: 'nav.transactions',
+      page: lazy(() => import('./pages/transactions/transactions')),
+      subroutes: [{ path: 'transactions/:id', page: lazy(() => import('./pages/transactions/transaction')) }],
+    },
     { path: 'sms', label: 'nav.sms', page: lazy(() => import('./pages/sms/sms')) },
     { path: 'webhooks', label: 'nav.webhooks', page: lazy(() => import('./pages/webhooks/webhooks')) },
     {

@@ -1,8 +1,16 @@
-// Customers: everyone holding one of the partner's cards, searchable, paginated, with their cards.
+// Customers: everyone holding one of the partner's cards, searchable, paginated, with their
+// cards and each card's points debt (DESIGN.md §12: what a return took back beyond the balance,
+// paid off by later earnings).
 import { api } from '../../api/client';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
+
+/** A card's debt; read defensively so a server without the field shows 0. */
+const debtOf = (card: object) => {
+  const v = (card as { points_debt?: unknown }).points_debt;
+  return typeof v === 'number' ? v : 0;
+};
 
 export default function Customers() {
   const { t, locale } = useI18n();
@@ -37,18 +45,22 @@ export default function Customers() {
         caption={t('customers.list')}
         loading={list.loading}
         empty={t('customers.none')}
-        head={[t('common.id'), t('customers.name'), t('customers.phone'), t('customers.email'), t('customers.cards'), t('customers.balance'), t('customers.since')]}
+        head={[t('common.id'), t('customers.name'), t('customers.phone'), t('customers.email'), t('customers.cards'), t('customers.balance'), t('customers.debt'), t('customers.since')]}
         rows={(list.data?.data ?? []).map((c) => [
           c.id,
           c.name ?? '—',
           c.phone,
           c.email ?? '—',
           c.cards.map((k) => (
-            <a key={k.id} class="chip" href={`/dashboard/transactions?card_id=${k.id}`}>
-              {k.card_number}
-            </a>
+            <span key={k.id}>
+              <a class="chip" href={`/dashboard/transactions?card_id=${k.id}`}>
+                {k.card_number}
+              </a>
+              {debtOf(k) > 0 && <span class="neg"> {t('customers.card_debt', { points: formatNumber(locale, debtOf(k)) })}</span>}
+            </span>
           )),
           formatNumber(locale, c.points_balance),
+          formatNumber(locale, c.cards.reduce((sum, k) => sum + debtOf(k), 0)),
           formatDateTime(locale, c.created_at),
         ])}
       />

@@ -1,5 +1,6 @@
 // Transactions: the points ledger of every card of the partner, filtered (type, dates, shop,
-// card, customer), paginated, exported as CSV with the same filters.
+// card, customer), paginated, exported as CSV with the same filters. A transaction's id opens
+// its details (transaction.tsx: lines, breakdown, returns).
 import { useState } from 'preact/hooks';
 import { api, download, type Failure } from '../../api/client';
 import { Page } from '../../components/console';
@@ -7,7 +8,7 @@ import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/dat
 import { Select } from '../../components/form';
 import { formatDateTime, formatEur, formatNumber, useI18n } from '../../i18n';
 
-const TYPES = ['purchase', 'deduct', 'adjust', 'bonus', 'expire', 'reversal'] as const;
+const TYPES = ['purchase', 'deduct', 'adjust', 'bonus', 'expire', 'reversal', 'return'] as const;
 type TxType = (typeof TYPES)[number];
 const FILTERS = ['type', 'from', 'to', 'shop_id', 'card_id', 'user_id'] as const;
 
@@ -102,7 +103,9 @@ export default function Transactions() {
         empty={t('transactions.none')}
         head={[t('common.id'), t('common.date'), t('transactions.type'), t('transactions.points'), t('transactions.amount'), t('transactions.balance_after'), t('transactions.card_id'), t('transactions.shop'), t('transactions.receipt')]}
         rows={(list.data?.data ?? []).map((x) => [
-          x.id,
+          <a href={`/dashboard/transactions/${x.id}`} aria-label={t('transaction.open', { id: x.id })}>
+            {x.id}
+          </a>,
           formatDateTime(locale, x.created_at),
           t(`transactions.type_${x.type}`),
           <span class={x.points < 0 ? 'neg' : 'pos'}>{formatNumber(locale, x.points)}</span>,
