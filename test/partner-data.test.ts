@@ -66,7 +66,7 @@ describe('partner data', () => {
     const sharedRow = all.body.data[0];
     assert.equal(sharedRow.cards.length, 1, "only A's card of a customer who also holds B's");
     assert.equal(sharedRow.points_balance, 30);
-    assert.deepEqual(Object.keys(sharedRow).sort(), ['cards', 'created_at', 'email', 'id', 'name', 'phone', 'points_balance']);
+    assert.deepEqual(Object.keys(sharedRow).sort(), ['cards', 'created_at', 'email', 'id', 'name', 'phone', 'points_balance', 'points_debt']);
 
     const byName = await request(t.url, 'GET', `/en/partners/customers?search=${encodeURIComponent('Onaitė')}`, { headers: bearer(a.token) });
     assert.deepEqual(byName.body.data.map((c: { id: number }) => c.id), [ona.id]);

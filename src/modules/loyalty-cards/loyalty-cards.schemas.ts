@@ -8,7 +8,8 @@ export const LoyaltyCard = Type.Object(
     user_id: Type.Integer(),
     partner_card_id: Type.Integer(),
     partner_id: Type.Integer(),
-    points_balance: Type.Integer(),
+    points_balance: Type.Integer({ description: 'What the card can spend; never negative' }),
+    points_debt: Type.Integer({ description: 'Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first' }),
     qr_content: Type.String({ description: 'What the app shows as a QR code for a till to scan (the card number).' }),
     source: Type.Union([Type.Literal('issued'), Type.Literal('third_party')]),
     created_at: DateTime,
@@ -47,6 +48,7 @@ export const CardBalance = Type.Object({
   card_id: Type.Integer(),
   card_number: Type.String(),
   points_balance: Type.Integer(),
+  points_debt: Type.Integer({ description: 'Points owed after returns; later earnings pay it off first' }),
   expiring: Expiring,
 });
 

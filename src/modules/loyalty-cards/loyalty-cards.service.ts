@@ -25,6 +25,7 @@ export interface LoyaltyCardView {
   partner_card_id: number;
   partner_id: number;
   points_balance: number;
+  points_debt: number;
   /** What the app shows as a QR code for a till to scan: the card number. */
   qr_content: string;
   source: 'issued' | 'third_party';
@@ -40,6 +41,7 @@ export function cardView(row: LoyaltyCardRow): LoyaltyCardView {
     partner_card_id: row.partnerCardId,
     partner_id: row.partnerId,
     points_balance: row.pointsBalance,
+    points_debt: row.pointsDebt,
     qr_content: row.cardNumber,
     source: row.source,
     created_at: iso(row.createdAt),
@@ -165,7 +167,7 @@ export class LoyaltyCardsService {
   async balance(owner: CardOwner, lookup: CardLookup) {
     const card = await this.get(owner, lookup);
     if (!card) return undefined;
-    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, expiring: await this.deps.ledger.expiring(card.id) };
+    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, points_debt: card.points_debt, expiring: await this.deps.ledger.expiring(card.id) };
   }
 
   /** What a till shows after scanning a card: the card, its holder and the programme's rules. */

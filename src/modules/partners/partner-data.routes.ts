@@ -28,6 +28,7 @@ const PartnerCustomer = Type.Object(
     email: Type.Union([Type.String(), Type.Null()]),
     created_at: DateTime,
     points_balance: Type.Integer({ description: "Total over the partner's cards of the customer" }),
+    points_debt: Type.Integer({ description: "Points the customer owes on the partner's cards after returns (DESIGN.md §12)" }),
     cards: Type.Array(LoyaltyCard, { description: "The customer's cards in the partner's programmes" }),
   },
   { description: "A customer holding the partner's cards" },
@@ -145,6 +146,7 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
           email: c.email,
           created_at: c.created_at,
           points_balance: own.reduce((sum, card) => sum + card.points_balance, 0),
+          points_debt: own.reduce((sum, card) => sum + card.points_debt, 0),
           cards: own,
         };
       });

@@ -1,17 +1,34 @@
 // `loyalty ledger verify`: recompute every balance from the ledger and report each
-// difference. The invariants (see points.tables.ts):
-//   card.points_balance = Σ its transactions' points = Σ its lots' remaining
+// difference. The invariants (see points.tables.ts; debt and returns: DESIGN.md §12):
+//   card.points_balance − card.points_debt = Σ its transactions' points
+//   card.points_balance = Σ its lots' remaining;   card.points_debt = Σ its debt entries
 //   lot.remaining       = lot.points − Σ draws(lot), within 0..points
-//   tx.points           = (points of the lot it earned) − Σ draws(tx)
-//   tx.balance_after    = running Σ points of the card's transactions up to it
+//   tx.points + debt(tx) = (points of the lot it earned) − Σ draws(tx)
+//   tx.balance_after    = running Σ (points + debt) of the card's transactions up to it
+//   a purchase's returns take back at most its points: Σ returns' points ≥ −purchase points
+//   a deduction's returns give back at most what it took: Σ returns' points ≤ −deduction points
+//   a line's returned quantity ≤ its quantity; a source's returned points ≤ its points
+//   campaign.points_awarded = Σ (points − returned_points) of its sources rows
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 
 export interface LedgerDifference {
-  check: 'card_vs_transactions' | 'card_vs_lots' | 'lot_remaining' | 'transaction_vs_lots' | 'balance_after';
+  check:
+    | 'card_vs_transactions'
+    | 'card_vs_lots'
+    | 'card_debt'
+    | 'lot_remaining'
+    | 'transaction_vs_lots'
+    | 'balance_after'
+    | 'returns_vs_purchase'
+    | 'returns_vs_deduction'
+    | 'line_returned'
+    | 'source_returned'
+    | 'campaign_points';
   card_id?: number;
   lot_id?: number;
   transaction_id?: number;
+  campaign_id?: number;
   expected: number;
   actual: number;
 }
@@ -19,15 +36,22 @@ export interface LedgerDifference {
 const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof sql> }> = [
   {
     check: 'card_vs_transactions',
-    query: sql`select c.id as card_id, coalesce(t.total, 0)::int as expected, c.points_balance as actual
+    // Reported as the balance the ledger implies: Σ points + debt.
+    query: sql`select c.id as card_id, (coalesce(t.total, 0) + c.points_debt)::int as expected, c.points_balance as actual
       from loyalty_cards c left join (select card_id, sum(points) as total from points_transactions group by card_id) t on t.card_id = c.id
-      where c.points_balance <> coalesce(t.total, 0)`,
+      where c.points_balance - c.points_debt <> coalesce(t.total, 0)`,
   },
   {
     check: 'card_vs_lots',
     query: sql`select c.id as card_id, coalesce(l.total, 0)::int as expected, c.points_balance as actual
       from loyalty_cards c left join (select card_id, sum(remaining) as total from points_lots group by card_id) l on l.card_id = c.id
       where c.points_balance <> coalesce(l.total, 0)`,
+  },
+  {
+    check: 'card_debt',
+    query: sql`select c.id as card_id, coalesce(e.total, 0)::int as expected, c.points_debt as actual
+      from loyalty_cards c left join (select card_id, sum(points) as total from points_debt_entries group by card_id) e on e.card_id = c.id
+      where c.points_debt <> coalesce(e.total, 0) or c.points_debt < 0`,
   },
   {
     check: 'lot_remaining',
@@ -37,17 +61,53 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
   },
   {
     check: 'transaction_vs_lots',
-    query: sql`select t.card_id, t.id as transaction_id, (coalesce(l.points, 0) - coalesce(d.total, 0))::int as expected, t.points as actual
+    // What the balance moved by (lot earned − draws) = points + the debt the entry incurred (or minus what it paid off).
+    query: sql`select t.card_id, t.id as transaction_id, (coalesce(l.points, 0) - coalesce(d.total, 0) - coalesce(e.points, 0))::int as expected, t.points as actual
       from points_transactions t
       left join points_lots l on l.transaction_id = t.id
       left join (select transaction_id, sum(points) as total from points_lot_draws group by transaction_id) d on d.transaction_id = t.id
-      where t.points <> coalesce(l.points, 0) - coalesce(d.total, 0)`,
+      left join points_debt_entries e on e.transaction_id = t.id
+      where t.points + coalesce(e.points, 0) <> coalesce(l.points, 0) - coalesce(d.total, 0)`,
   },
   {
     check: 'balance_after',
     query: sql`select card_id, id as transaction_id, running::int as expected, balance_after as actual from (
-        select card_id, id, balance_after, sum(points) over (partition by card_id order by id) as running from points_transactions
+        select t.card_id, t.id, t.balance_after, sum(t.points + coalesce(e.points, 0)) over (partition by t.card_id order by t.id) as running
+        from points_transactions t left join points_debt_entries e on e.transaction_id = t.id
       ) x where running <> balance_after`,
+  },
+  {
+    check: 'returns_vs_purchase',
+    query: sql`select p.card_id, p.id as transaction_id, (-p.points)::int as expected, r.total::int as actual
+      from points_transactions p join (select returns_id, sum(points) as total from points_transactions where returns_id is not null group by returns_id) r on r.returns_id = p.id
+      where p.type = 'purchase' and (r.total < -p.points or r.total > 0)`,
+  },
+  {
+    check: 'returns_vs_deduction',
+    query: sql`select p.card_id, p.id as transaction_id, (-p.points)::int as expected, r.total::int as actual
+      from points_transactions p join (select returns_id, sum(points) as total from points_transactions where returns_id is not null group by returns_id) r on r.returns_id = p.id
+      where p.type = 'deduct' and (r.total > -p.points or r.total < 0)`,
+  },
+  {
+    check: 'line_returned',
+    // Reported in thousandths of a unit.
+    query: sql`select t.card_id, l.transaction_id, (l.quantity * 1000)::int as expected, (l.returned_quantity * 1000)::int as actual
+      from points_transaction_lines l join points_transactions t on t.id = l.transaction_id
+      where l.returned_quantity > l.quantity or l.returned_quantity < 0`,
+  },
+  {
+    check: 'source_returned',
+    query: sql`select t.card_id, s.transaction_id, s.points as expected, s.returned_points as actual
+      from points_transaction_sources s join points_transactions t on t.id = s.transaction_id
+      where s.returned_points > s.points or s.returned_points < 0`,
+  },
+  {
+    check: 'campaign_points',
+    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::int as expected, c.points_awarded as actual
+      from campaigns c left join (
+        select campaign_id, sum(points - returned_points) as total from points_transaction_sources where source = 'campaign' group by campaign_id
+      ) s on s.campaign_id = c.id
+      where c.points_awarded <> coalesce(s.total, 0)`,
   },
 ];
 
@@ -60,6 +120,7 @@ export async function verifyLedger(db: Executor, limitPerCheck = 100): Promise<{
       if (r.card_id != null) d.card_id = Number(r.card_id);
       if (r.lot_id != null) d.lot_id = Number(r.lot_id);
       if (r.transaction_id != null) d.transaction_id = Number(r.transaction_id);
+      if (r.campaign_id != null) d.campaign_id = Number(r.campaign_id);
       differences.push(d);
     }
   }

@@ -26,6 +26,8 @@ import {
 } from './basket-award.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
+import { returnsRepository } from './returns.repository.js';
+import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
 
 /** Largest number of points one operation may move. */
@@ -454,6 +456,11 @@ export class PointsLedger {
     });
   }
 
+  /** Goods of a purchase or deduction of the partner returned (DESIGN.md §12; returns.ts). */
+  returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {
+    return returnGoods(this, tx, partnerId, transactionId, input, this.clock.now());
+  }
+
   /** The compensating entry of an earlier transaction of the partner. */
   async reverse(tx: Executor, partnerId: number, transactionId: number, reason: string | null): Promise<Result<ReversalView>> {
     const original = await repo.findTransaction(tx, { partnerId }, transactionId);
@@ -462,7 +469,9 @@ export class PointsLedger {
     }
     // A coupon's price (redeem) and a game's prize (game) belong to a coupon or a play that
     // stays: reversing only their points would leave the coupon bought for nothing.
-    if (original.type === 'expire' || original.type === 'reversal' || original.type === 'redeem' || original.type === 'game') {
+    // A return (DESIGN.md §12) moved its lines' returned quantities, its sources' returned
+    // points and campaign budgets with its points: undoing only the points would leave those.
+    if (original.type === 'expire' || original.type === 'reversal' || original.type === 'redeem' || original.type === 'game' || original.type === 'return') {
       return failOn('INVALID_STATE', 'id', 'points.not_reversible', { params: { type: original.type }, meta: { type: original.type } });
     }
     const card = (await repo.lockCard(tx, { partnerId, cardId: original.cardId }, null))!;
@@ -473,12 +482,17 @@ export class PointsLedger {
     }
     const now = this.clock.now();
     await this.expireDue(tx, card, now);
-    const amount = original.amount === null ? null : formatAmount(-(parseAmount(original.amount) ?? 0n));
+    // Returns of this purchase or deduction (DESIGN.md §12) already settled part of it: the
+    // reversal settles only what is left — of its points, its amount and its draws. (A
+    // return's amount is negative: what came back.)
+    const returns = original.type === 'purchase' || original.type === 'deduct' ? await returnsRepository.settled(tx, original.id) : { points: 0, amountUnits: 0n, count: 0 };
+    const amountLeft = original.amount === null ? null : (parseAmount(original.amount) ?? 0n) + returns.amountUnits;
+    const amount = amountLeft === null ? null : formatAmount(-amountLeft);
     const base = { type: 'reversal' as const, shopId: original.shopId, amount, reason, reversesId: original.id };
 
     if (original.points < 0) {
-      // Give back exactly the lots the spend drew from.
-      const draws = await repo.drawsOf(tx, original.id);
+      // Give back exactly the lots the spend drew from (less what its returns gave back).
+      const draws = returns.count > 0 ? await returnsRepository.drawsLeft(tx, original.id) : await repo.drawsOf(tx, original.id);
       // A lot whose earning was reversed is void: the earning's reversal already settled the
       // points this spend took from it (from other lots, or as points_not_recovered), so
       // giving them back now would create points — or give back the wrong ones. Voiding the
@@ -486,7 +500,7 @@ export class PointsLedger {
       if (await repo.anyEarningReversed(tx, draws.map((d) => d.lotId))) {
         return failOn('INVALID_STATE', 'id', 'points.spend_of_reversed_earning', { meta: { status: 'earning_reversed' } });
       }
-      const restored = -original.points;
+      const restored = draws.reduce((sum, d) => sum + d.points, 0);
       if (card.pointsBalance + restored > MAX_BALANCE) return tooLarge(card.pointsBalance, restored);
       const extra = draws.reduce<Date | null>((min, d) => (d.expiresAt && (!min || d.expiresAt < min) ? d.expiresAt : min), null);
       const entry = this.entry(card, now, {
@@ -507,7 +521,8 @@ export class PointsLedger {
     // are not taken again from other lots.
     const lot = original.points > 0 ? await repo.lotOf(tx, original.id) : undefined;
     const expired = lot ? await repo.expiredFromLot(tx, lot.id) : 0;
-    const toRecover = original.points - expired;
+    // returns.points ≤ 0: what the purchase's returns took back already.
+    const toRecover = Math.max(0, original.points + returns.points - expired);
     const draws: Draw[] = [];
     const exhausted: number[] = [];
     if (lot && lot.remaining > 0 && toRecover > 0) {
@@ -605,15 +620,16 @@ export class PointsLedger {
 
   // --- entry building -------------------------------------------------------------------
 
-  private expiryOf(card: LockedCard, now: Date): Date | null {
+  expiryOf(card: LockedCard, now: Date): Date | null {
     const days = card.programme.pointsExpirationDays;
     return days === null ? null : new Date(now.getTime() + days * DAY_MS);
   }
 
-  private entry(
+  /** An entry of the locked card (balance_after = balance + points); also used by returns.ts. */
+  entry(
     card: LockedCard,
     now: Date,
-    e: Pick<Entry, 'type' | 'points' | 'shopId' | 'amount' | 'reason' | 'reversesId' | 'draws' | 'nextExpiry' | 'lot'> & { receiptNumber?: string | null },
+    e: Pick<Entry, 'type' | 'points' | 'shopId' | 'amount' | 'reason' | 'reversesId' | 'draws' | 'nextExpiry' | 'lot' | 'returnsId' | 'debt'> & { receiptNumber?: string | null },
   ): Entry {
     return {
       partnerId: card.partnerId,
@@ -626,11 +642,12 @@ export class PointsLedger {
     };
   }
 
-  /** Write and keep the locked card's state in step; undefined on a unique conflict (receipt, reversal). */
-  private async writeEntry(tx: Executor, card: LockedCard, entry: Entry): Promise<TransactionView | undefined> {
+  /** Write and keep the locked card's state in step; undefined on a unique conflict (receipt, reversal). Also used by returns.ts. */
+  async writeEntry(tx: Executor, card: LockedCard, entry: Entry): Promise<TransactionView | undefined> {
     const written = await repo.write(tx, entry);
     if (!written) return undefined;
     card.pointsBalance = entry.balanceAfter;
+    card.pointsDebt += entry.debt ?? 0;
     card.nextExpiryAt = written.nextExpiryAt;
     return entryView(entry, written.id);
   }
@@ -650,25 +667,31 @@ export class PointsLedger {
       expiresAt: Date | null;
     },
   ): Promise<TransactionView | undefined> {
-    const next = c.points > 0 && c.expiresAt !== null && (card.nextExpiryAt === null || c.expiresAt < card.nextExpiryAt) ? c.expiresAt : card.nextExpiryAt;
-    return this.writeEntry(
-      tx,
-      card,
-      this.entry(card, now, {
-        type: c.type,
-        points: c.points,
-        shopId: c.shopId,
-        amount: c.amount,
-        receiptNumber: c.receiptNumber,
-        reason: c.reason,
-        reversesId: c.reversesId,
-        ...(c.points > 0 ? { lot: { points: c.points, expiresAt: c.expiresAt } } : {}),
-        nextExpiry: { set: next },
-      }),
-    );
+    // An earning pays the card's points debt off first (DESIGN.md §12): its lot keeps only what
+    // is left after the payment (the payment is a draw from it), and the debt entry records it.
+    const paid = c.points > 0 ? Math.min(c.points, card.pointsDebt) : 0;
+    const kept = c.points - paid;
+    const next = kept > 0 && c.expiresAt !== null && (card.nextExpiryAt === null || c.expiresAt < card.nextExpiryAt) ? c.expiresAt : card.nextExpiryAt;
+    const entry = this.entry(card, now, {
+      type: c.type,
+      points: c.points,
+      shopId: c.shopId,
+      amount: c.amount,
+      receiptNumber: c.receiptNumber,
+      reason: c.reason,
+      reversesId: c.reversesId,
+      ...(c.points > 0 ? { lot: { points: c.points, expiresAt: c.expiresAt } } : {}),
+      nextExpiry: { set: next },
+    });
+    if (paid > 0) {
+      entry.balanceAfter -= paid;
+      entry.debt = -paid;
+    }
+    return this.writeEntry(tx, card, entry);
   }
 
-  private async fifoDraws(tx: Executor, cardId: number, points: number, excludeLotId: number | null) {
+  /** Draws of `points` from the card's open lots in spending order (also used by returns.ts). */
+  async fifoDraws(tx: Executor, cardId: number, points: number, excludeLotId: number | null) {
     const lots = await repo.lotsToSpend(tx, cardId, points, excludeLotId);
     const draws: Draw[] = [];
     const exhausted: number[] = [];

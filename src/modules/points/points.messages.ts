@@ -61,6 +61,33 @@ export const pointsMessages = {
     lt: 'Šių taškų vertė viršija vienos operacijos ribą',
   },
   'points.already_reversed': { en: 'The transaction was already reversed', lt: 'Operacija jau atšaukta' },
+  'points.returned': { en: 'Return recorded', lt: 'Grąžinimas užregistruotas' },
+  'points.not_returnable': {
+    en: 'Goods of a transaction of type {type} cannot be returned',
+    lt: 'Šio tipo ({type}) operacijos prekių grąžinti negalima',
+  },
+  'points.return_of_reversed': {
+    en: 'The transaction was reversed: nothing is left to return',
+    lt: 'Operacija atšaukta: grąžinti nebėra ko',
+  },
+  'points.return_purchase_body': {
+    en: 'A purchase is returned by items or by amount (one of them)',
+    lt: 'Pirkimas grąžinamas pagal prekių eilutes arba pagal sumą (vieną iš jų)',
+  },
+  'points.return_deduction_body': { en: 'A deduction is returned by points', lt: 'Nurašymas grąžinamas taškais' },
+  'points.return_without_lines': {
+    en: 'This purchase has no lines: return by amount',
+    lt: 'Šis pirkimas neturi prekių eilučių: grąžinkite pagal sumą',
+  },
+  'points.return_by_items': {
+    en: 'This purchase has lines: return by items',
+    lt: 'Šis pirkimas turi prekių eilutes: grąžinkite pagal jas',
+  },
+  'points.unknown_line': { en: 'The purchase has no line {line_id}', lt: 'Pirkime nėra eilutės {line_id}' },
+  'points.return_exceeds': {
+    en: 'More than was bought: at most {left} can still be returned',
+    lt: 'Daugiau nei nupirkta: dar galima grąžinti ne daugiau kaip {left}',
+  },
   'points.bulk_failed': {
     en: 'No adjustment was applied: {count} rows failed',
     lt: 'Nepritaikyta nė viena korekcija: nepavyko eilučių: {count}',

@@ -64,6 +64,11 @@ export interface Entry {
   createdAt: Date;
   /** The lot this entry earns (credits only). */
   lot?: { points: number; expiresAt: Date | null };
+  /**
+   * The card's points debt (DESIGN.md §12) this entry changes, as its debt entry: > 0 a return
+   * the balance could not cover; < 0 an earning paying debt off — drawn from its own new lot.
+   */
+  debt?: number;
   draws?: Draw[];
   /**
    * The card's next expiry afterwards: given, or recomputed from the open lots leaving out
@@ -225,6 +230,8 @@ export const pointsRepository = {
     const lotIds = intArray(draws.map((d) => d.lotId));
     const drawPoints = intArray(draws.map((d) => d.points));
     const now = e.createdAt.toISOString();
+    const debt = e.debt ?? 0;
+    const paid = debt < 0 ? -debt : 0;
     const next: SQL =
       'set' in e.nextExpiry
         ? sql`${ts(e.nextExpiry.set)}::timestamptz`
@@ -242,8 +249,13 @@ export const pointsRepository = {
         returning id
       ), new_lot as (
         insert into points_lots (card_id, transaction_id, points, remaining, expires_at, created_at)
-        select ${e.cardId}, t.id, ${e.lot?.points ?? 0}::int, ${e.lot?.points ?? 0}::int, ${ts(e.lot?.expiresAt ?? null)}::timestamptz, ${now}::timestamptz
+        select ${e.cardId}, t.id, ${e.lot?.points ?? 0}::int, ${(e.lot?.points ?? 0) - paid}::int, ${ts(e.lot?.expiresAt ?? null)}::timestamptz, ${now}::timestamptz
         from t where ${e.lot !== undefined}::boolean
+        returning id
+      ), paid as (
+        insert into points_lot_draws (transaction_id, lot_id, points) select t.id, new_lot.id, ${paid}::int from t, new_lot where ${paid}::int > 0
+      ), debt as (
+        insert into points_debt_entries (transaction_id, card_id, points) select t.id, ${e.cardId}, ${debt}::int from t where ${debt}::int <> 0
       ), d as (
         select * from unnest(${lotIds}::int[], ${drawPoints}::int[]) as d(lot_id, points)
       ), new_draws as (
@@ -252,7 +264,7 @@ export const pointsRepository = {
         update points_lots set remaining = points_lots.remaining - d.points
         from d where points_lots.id = d.lot_id and exists (select 1 from t)
       ), card as (
-        update loyalty_cards set points_balance = ${e.balanceAfter}, next_expiry_at = ${next}, updated_at = ${now}::timestamptz
+        update loyalty_cards set points_balance = ${e.balanceAfter}, points_debt = points_debt + ${debt}::int, next_expiry_at = ${next}, updated_at = ${now}::timestamptz
         where id = ${e.cardId} and exists (select 1 from t)
         returning (extract(epoch from next_expiry_at) * 1000)::float8 as next_ms
       )
@@ -383,9 +395,10 @@ export const pointsRepository = {
         expired: sql<string>`coalesce(-sum(${p.points}) filter (where ${p.type} = 'expire'), 0)`,
         reversed: sql<string>`coalesce(sum(${p.points}) filter (where ${p.type} = 'reversal'), 0)`,
         purchases: sql<string>`count(*) filter (where ${p.type} = 'purchase')`,
-        // Net of refunds: a purchase's reversal carries minus its amount.
-        purchaseAmount: sql<string>`coalesce(sum(${p.amount}) filter (where ${p.type} = 'purchase' or (${p.type} = 'reversal'
-          and exists (select 1 from points_transactions o where o.id = ${p.reversesId} and o.type = 'purchase'))), 0)`,
+        // Net of refunds: a purchase's reversal, and each return of its goods, carries minus its amount.
+        // (The outer columns stay outside the subquery: drizzle may render them unqualified.)
+        purchaseAmount: sql<string>`coalesce(sum(${p.amount}) filter (where ${p.type} = 'purchase' or (${p.type} in ('reversal', 'return')
+          and coalesce(${p.reversesId}, ${p.returnsId}) in (select o.id from points_transactions o where o.type = 'purchase'))), 0)`,
       })
       .from(p)
       .where(and(...scopeConditions(scope), ...filterConditions(filter)));

@@ -22,6 +22,7 @@ import {
   AwardedTransaction,
   Balance,
   BasketItems,
+  BasketLineBody,
   Points,
   Preview,
   Reason,
@@ -82,6 +83,21 @@ const DeductBody = Type.Object({
   points: Points,
   reason: Type.Optional(Type.Union([Reason, Type.Null()])),
 });
+
+const ReturnBody = Type.Object(
+  {
+    items: Type.Optional(
+      Type.Array(
+        Type.Object({ line_id: Type.String({ minLength: 1, maxLength: 64 }), quantity: BasketLineBody.properties.quantity }, { additionalProperties: false }),
+        { minItems: 1, maxItems: 500, description: 'A purchase with lines: the lines and quantities coming back' },
+      ),
+    ),
+    amount: Type.Optional(Amount),
+    points: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000, description: 'A deduction: the points given back' })),
+    receipt_number: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64, description: 'The refund receipt' }), Type.Null()])),
+    reason: Type.Optional(Type.Union([Reason, Type.Null()])),
+  },
+);
 
 const AdjustRow = Type.Object({
   card_id: IdParam,
@@ -202,6 +218,37 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
       return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
         status: 201,
         body: envelopeOf(req, unwrap(await ledger.reverse(tx, partnerId, req.params.id, req.body.reason ?? null)), 'points.reversed', 201),
+      }));
+    },
+  );
+
+  app.post(
+    '/:locale/shop/transactions/:id/return',
+    {
+      config: { auth: 'api' },
+      schema: {
+        tags: ['shop'],
+        summary: 'Return goods of a purchase, or points of a deduction',
+        description:
+          'On a purchase: `items` [{line_id, quantity}] (a purchase with lines) or `amount` (one without), cumulative up to what was bought (422 OUT_OF_RANGE on the field). Each line\'s points come back source by source: ⌊points × returned quantity ÷ quantity⌋, and the return that completes a line takes exactly what is left of it; campaign points go back to the campaign\'s budget. Taken from the purchase\'s own lot, then other lots; what the balance cannot cover becomes the card\'s points_debt, paid off by later earnings. The entry: type `return`, `points` ≤ 0 (all taken back, balance and debt), `amount` the EUR returned (negative), `returns_id` the purchase. On a deduction: `points`, up to what was deducted (cumulative), given back to the lots it drew from (`points` > 0). A reversed transaction, or one of another type, is 409 INVALID_STATE. Honours Idempotency-Key.',
+        params: LocaleIdParams,
+        body: ReturnBody,
+        response: { 201: Envelope(Transaction), ...errorResponses(400, 401, 404, 409, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { partnerId } = principalOf(req, 'api');
+      const b = req.body;
+      const input = {
+        ...(b.items !== undefined ? { items: b.items } : {}),
+        ...(b.amount !== undefined ? { amount: b.amount } : {}),
+        ...(b.points !== undefined ? { points: b.points } : {}),
+        receiptNumber: b.receipt_number ?? null,
+        reason: b.reason ?? null,
+      };
+      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
+        status: 201,
+        body: envelopeOf(req, unwrap(await ledger.returnGoods(tx, partnerId, req.params.id, input)), 'points.returned', 201),
       }));
     },
   );

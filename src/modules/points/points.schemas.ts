@@ -29,7 +29,7 @@ export const Transaction = Type.Object(
     type: TransactionType,
     points: Type.Integer({ description: 'Signed: positive earns, negative spends' }),
     amount: Type.Union([Type.Number(), Type.Null()], {
-      description: 'EUR: the purchase amount, or the value of the points redeemed; negative on a reversal',
+      description: 'EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back)',
     }),
     balance_after: Type.Integer(),
     receipt_number: Type.Union([Type.String(), Type.Null()]),
@@ -53,7 +53,7 @@ export const Summary = Type.Object({
   points_expired: Type.Integer(),
   points_reversed: Type.Integer({ description: 'Net points of reversals' }),
   purchases: Type.Integer(),
-  purchase_amount: Type.Number({ description: 'EUR, net of reversed purchases' }),
+  purchase_amount: Type.Number({ description: 'EUR, net of reversed purchases and of returns' }),
   cards: Type.Integer(),
   points_balance: Type.Integer({ description: 'Current total balance of the cards in scope' }),
 });
@@ -61,6 +61,7 @@ export const Summary = Type.Object({
 export const Balance = Type.Object({
   card_id: Type.Integer(),
   points_balance: Type.Integer(),
+  points_debt: Type.Integer({ description: 'Points owed after returns (DESIGN.md §12); later earnings pay it off first' }),
   expiring: Type.Array(Type.Object({ points: Type.Integer(), expires_at: DateTime })),
 });
 

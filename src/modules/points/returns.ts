@@ -1,0 +1,273 @@
+// Returns of goods (DESIGN.md §12 "Returns"; STYLE.md "The engine": returns are effects too).
+// The purchase's stored per-line, per-source points are the only input, so a return never
+// re-evaluates campaigns that may have changed since the sale:
+//
+//   take(source, line) = ⌊source points on the line × returned quantity ÷ line quantity⌋,
+//   except the return that brings the line's returned quantity to its quantity, which takes
+//   exactly what is left of that source on that line
+//
+// so returning everything, in any number of steps, takes back exactly what was earned, and
+// each campaign gets back exactly its share of its budget. The points come from the
+// purchase's own lot first, then other lots in spending order (as `reverse` does); what the
+// balance cannot cover becomes the card's points debt. Everything runs in the caller's
+// transaction under the card's row lock: a refused return leaves nothing.
+import type { Executor } from '../../infra/db/index.js';
+import { ERRORS, fail, missing, ok, type ErrorName, type FieldErrors, type Result } from '../../shared/errors.js';
+import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { formatAmount, parseAmount } from '../../shared/money.js';
+import { addFieldError } from '../../shared/validation.js';
+import { parseQuantity } from './basket-body.js';
+import { MAX_BALANCE, type PointsLedger, type TransactionView } from './ledger.service.js';
+import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from './points.repository.js';
+import { returnsRepository as returns, signedUnits, type ReturnApply, type ReturnSource } from './returns.repository.js';
+
+export interface ReturnInput {
+  items?: Array<{ line_id: string; quantity: number | string }>;
+  amount?: number | string;
+  points?: number;
+  receiptNumber: string | null;
+  reason: string | null;
+}
+
+function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
+  return fail<never>(error, {
+    message: key,
+    ...(opts.params ? { params: opts.params } : {}),
+    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
+  });
+}
+
+const invalid = (errors: FieldErrors) => fail<never>('VALIDATION', { fields: errors });
+const milliText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padStart(3, '0')}`;
+/** numeric(14,3) text → thousandths. */
+const milli = (text: string) => parseQuantity(text)!;
+const quantityJson = (v: bigint) => Number(milliText(v));
+
+/** A line (or the whole amount of a purchase without lines) being returned, in exact units. */
+interface Returning {
+  position: number;
+  field: string;
+  /** What was bought, what was returned before, what comes back now — in one unit (thousandths of a unit, or ten-thousandths of a euro). */
+  bought: bigint;
+  before: bigint;
+  now: bigint;
+  /** The line's EUR amount in ten-thousandths (for a line; the amount itself without lines). */
+  amountUnits: bigint;
+}
+
+/**
+ * A return of goods of transaction `id` of the partner (POST …/transactions/{id}/return):
+ * on a purchase by items or amount, on a deduction by points.
+ */
+export async function returnGoods(ledger: PointsLedger, tx: Executor, partnerId: number, id: number, input: ReturnInput, now: Date): Promise<Result<TransactionView>> {
+  const original = await repo.findTransaction(tx, { partnerId }, id);
+  if (!original) return missing('resource.transaction');
+  if (original.type !== 'purchase' && original.type !== 'deduct') {
+    return failOn('INVALID_STATE', 'id', 'points.not_returnable', { params: { type: original.type }, meta: { type: original.type } });
+  }
+  const shape: FieldErrors = {};
+  if (original.type === 'purchase') {
+    if ((input.items === undefined) === (input.amount === undefined)) addFieldError(shape, 'items', 'points.return_purchase_body');
+    if (input.points !== undefined) addFieldError(shape, 'points', 'points.return_purchase_body');
+  } else {
+    if (input.points === undefined) addFieldError(shape, 'points', 'points.return_deduction_body');
+    if (input.items !== undefined) addFieldError(shape, 'items', 'points.return_deduction_body');
+    if (input.amount !== undefined) addFieldError(shape, 'amount', 'points.return_deduction_body');
+  }
+  if (Object.keys(shape).length > 0) return invalid(shape);
+
+  // Every return of the transaction takes its card's lock first: returns of one purchase are
+  // serialised here, so the returned quantities read below are the ones written back.
+  const card = (await repo.lockCard(tx, { partnerId, cardId: original.cardId }, null))!;
+  if (await repo.isReversed(tx, original.id)) {
+    return failOn('INVALID_STATE', 'id', 'points.return_of_reversed', { meta: { status: 'reversed' } });
+  }
+  await ledger.expireDue(tx, card, now);
+  return original.type === 'purchase' ? returnPurchase(ledger, tx, card, original, input, now) : returnDeduction(ledger, tx, card, original, input.points!, input, now);
+}
+
+async function returnPurchase(
+  ledger: PointsLedger,
+  tx: Executor,
+  card: LockedCard,
+  purchase: TransactionRow,
+  input: ReturnInput,
+  now: Date,
+): Promise<Result<TransactionView>> {
+  const basis = await returns.basis(tx, purchase.id);
+  const errors: FieldErrors = {};
+  const returning: Returning[] = [];
+  const settled = await returns.settled(tx, purchase.id);
+
+  if (input.items !== undefined) {
+    if (basis.lines.length === 0) return invalid({ items: [{ key: 'points.return_without_lines' }] });
+    const byId = new Map(basis.lines.map((l) => [l.lineId, l]));
+    const seen = new Set<string>();
+    input.items.forEach((item, i) => {
+      const line = byId.get(item.line_id);
+      if (!line) addFieldError(errors, `items.${i}.line_id`, 'points.unknown_line', { line_id: item.line_id });
+      else if (seen.has(item.line_id)) addFieldError(errors, `items.${i}.line_id`, 'points.line_id_duplicate', { line_id: item.line_id });
+      seen.add(item.line_id);
+      const quantity = parseQuantity(item.quantity);
+      if (quantity === undefined || quantity <= 0n) addFieldError(errors, `items.${i}.quantity`, 'points.invalid_quantity');
+      if (line && quantity !== undefined && quantity > 0n && !errors[`items.${i}.line_id`]) {
+        returning.push({
+          position: line.position,
+          field: `items.${i}.quantity`,
+          bought: milli(line.quantity),
+          before: milli(line.returnedQuantity),
+          now: quantity,
+          amountUnits: signedUnits(line.amount),
+        });
+      }
+    });
+  } else {
+    if (basis.lines.length > 0) return invalid({ amount: [{ key: 'points.return_by_items' }] });
+    const units = parseAmount(input.amount!);
+    if (units === undefined || units <= 0n) return invalid({ amount: [{ key: 'points.invalid_amount' }] });
+    const bought = signedUnits(purchase.amount ?? '0');
+    // The returned amount of a purchase without lines is Σ |amount| of its returns.
+    returning.push({ position: 0, field: 'amount', bought, before: -settled.amountUnits, now: units, amountUnits: bought });
+  }
+  if (Object.keys(errors).length > 0) return invalid(errors);
+
+  const over = returning.filter((r) => r.before + r.now > r.bought);
+  if (over.length > 0) {
+    const left = (r: Returning) => (r.position === 0 ? Number(formatAmount(r.bought - r.before)) : quantityJson(r.bought - r.before));
+    return fail('OUT_OF_RANGE', {
+      message: 'points.return_exceeds',
+      params: { left: left(over[0]!) },
+      items: over.map((r) => ({
+        field: r.field,
+        code: 'OUT_OF_RANGE',
+        key: 'points.return_exceeds' as const,
+        params: { left: left(r) },
+        meta: { bought: r.position === 0 ? Number(formatAmount(r.bought)) : quantityJson(r.bought), returned: r.position === 0 ? Number(formatAmount(r.before)) : quantityJson(r.before), left: left(r) },
+      })),
+    });
+  }
+
+  // The sources of each returned line. A fast-path purchase has none: its base row is written now.
+  let sources = basis.sources;
+  if (basis.lines.length === 0 && !sources.some((s) => s.position === 0)) sources = [await returns.ensureBaseSource(tx, purchase.id, purchase.points)];
+  const apply: ReturnApply = { transactionId: purchase.id, lines: [], sources: [], campaigns: [] };
+  const budgets = new Map<number, number>();
+  let taken = 0;
+  let amountUnits = 0n;
+  for (const r of returning) {
+    const full = r.before + r.now === r.bought;
+    for (const s of sources.filter((x: ReturnSource) => x.position === r.position)) {
+      const left = s.points - s.returnedPoints;
+      const take = full ? left : Math.min(left, Number((BigInt(s.points) * r.now) / r.bought));
+      if (take === 0) continue;
+      apply.sources.push({ position: s.position, source: s.source, campaignId: s.campaignId, points: take });
+      if (s.source === 'campaign') budgets.set(s.campaignId, (budgets.get(s.campaignId) ?? 0) + take);
+      taken += take;
+    }
+    if (r.position !== 0) {
+      apply.lines.push({ position: r.position, quantity: milliText(r.now) });
+      // The EUR of a line comes back by its cumulative returned quantity, so its returns add up to its amount.
+      amountUnits += (r.amountUnits * (r.before + r.now)) / r.bought - (r.amountUnits * r.before) / r.bought;
+    } else {
+      amountUnits += r.now;
+    }
+  }
+  apply.campaigns = [...budgets].map(([campaignId, points]) => ({ id: campaignId, points }));
+
+  // From the purchase's own lot first, then other lots in spending order; the rest is debt.
+  const lot = await repo.lotOf(tx, purchase.id);
+  const draws: Draw[] = [];
+  const exhausted: number[] = [];
+  if (lot && lot.remaining > 0 && taken > 0) {
+    const take = Math.min(lot.remaining, taken);
+    draws.push({ lotId: lot.id, points: take });
+    if (take === lot.remaining) exhausted.push(lot.id);
+  }
+  let drawn = draws.reduce((s, d) => s + d.points, 0);
+  if (drawn < taken) {
+    const more = await ledger.fifoDraws(tx, card.id, taken - drawn, lot?.id ?? null);
+    draws.push(...more.draws);
+    exhausted.push(...more.exhausted);
+    drawn += more.total;
+  }
+  const debt = taken - drawn;
+  const entry = ledger.entry(card, now, {
+    type: 'return',
+    points: -taken,
+    shopId: purchase.shopId,
+    amount: formatAmount(-amountUnits),
+    receiptNumber: input.receiptNumber,
+    reason: input.reason,
+    reversesId: null,
+    returnsId: purchase.id,
+    draws,
+    nextExpiry: { recompute: { exhausted, extra: null } },
+    ...(debt > 0 ? { debt } : {}),
+  });
+  entry.balanceAfter = card.pointsBalance - drawn;
+  const view = await ledger.writeEntry(tx, card, entry);
+  await returns.apply(tx, apply);
+  return ok(view!);
+}
+
+async function returnDeduction(
+  ledger: PointsLedger,
+  tx: Executor,
+  card: LockedCard,
+  deduction: TransactionRow,
+  points: number,
+  input: ReturnInput,
+  now: Date,
+): Promise<Result<TransactionView>> {
+  const settled = await returns.settled(tx, deduction.id);
+  const deducted = -deduction.points;
+  const left = deducted - settled.points;
+  if (points > left) {
+    return failOn('OUT_OF_RANGE', 'points', 'points.return_exceeds', { params: { left }, meta: { bought: deducted, returned: settled.points, left } });
+  }
+  const lots = await returns.drawsLeft(tx, deduction.id);
+  // As with `reverse`: a lot whose earning was reversed is void (that reversal settled it).
+  if (await repo.anyEarningReversed(tx, lots.map((l) => l.lotId))) {
+    return failOn('INVALID_STATE', 'id', 'points.spend_of_reversed_earning', { meta: { status: 'earning_reversed' } });
+  }
+  if (card.pointsBalance + points > MAX_BALANCE) {
+    return failOn('OUT_OF_RANGE', 'points', 'points.balance_limit', {
+      params: { limit: MAX_BALANCE },
+      meta: { points_balance: card.pointsBalance, requested_points: points, max_balance: MAX_BALANCE },
+    });
+  }
+  const draws: Draw[] = [];
+  let extra: Date | null = null;
+  let rest = points;
+  for (const l of lots) {
+    if (rest === 0) break;
+    const give = Math.min(l.points, rest);
+    draws.push({ lotId: l.lotId, points: -give });
+    if (l.expiresAt && (!extra || l.expiresAt < extra)) extra = l.expiresAt;
+    rest -= give;
+  }
+  // Σ draws left = deducted − returned ≥ points: a shortfall is a broken ledger.
+  if (rest !== 0) throw new Error(`ledger invariant broken on deduction ${deduction.id}: its lots hold ${points - rest} of ${points} points to give back`);
+  // The EUR value comes back by the cumulative points returned, so all returns add up to the deduction's amount.
+  const value = deduction.amount === null ? null : signedUnits(deduction.amount);
+  const amount =
+    value === null || deducted === 0
+      ? null
+      : formatAmount(-((value * BigInt(settled.points + points)) / BigInt(deducted) - (value * BigInt(settled.points)) / BigInt(deducted)));
+  const entry = ledger.entry(card, now, {
+    type: 'return',
+    points,
+    shopId: deduction.shopId,
+    amount,
+    receiptNumber: input.receiptNumber,
+    reason: input.reason,
+    reversesId: null,
+    returnsId: deduction.id,
+    draws,
+    nextExpiry: { recompute: { exhausted: [], extra } },
+  });
+  const view = await ledger.writeEntry(tx, card, entry);
+  // Points given back to a lot that has meanwhile expired expire again, now.
+  await ledger.expireDue(tx, card, now);
+  return ok(view!);
+}

@@ -1,0 +1,310 @@
+// Returns (DESIGN.md §12 "Returns") over HTTP: line by line and source by source in any
+// number of steps (1+1+1 of 3 units take back exactly the line's points, campaign points
+// included), by amount on purchases without lines (fast path and engine), more than bought,
+// unknown lines, campaign budgets given back, points debt and its payoff by a purchase and by
+// an adjustment, returns of deductions, reversed purchases, reverse after partial returns,
+// replays with Idempotency-Key, another partner's transaction — and the ledger verifier clean
+// after all of it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { verifyLedger } from '../src/modules/points/ledger-verify.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
+import { apiHeaders, bearer, request } from './helpers/http.js';
+import { award, balanceOf, createCustomer, createProgramme, createShop, deduct, joinProgramme, TestClock } from './helpers/loyalty.js';
+
+describe('returns', () => {
+  let t: TestApp;
+  let p: PartnerFixture;
+  let other: PartnerFixture;
+  let shop: number;
+  /** 1 point per EUR, no campaigns: amount-only awards take the one-statement fast path. */
+  let plain: number;
+  /** 1 point per EUR with two campaigns: double points, and 10 bonus points from a budget of 1000. */
+  let promo: number;
+  let multiplier: number;
+  let bonus: number;
+  const clock = new TestClock();
+  const rules = { pointsPerCurrency: '1', currencyAmount: '1', pointsPerVisit: 0, minPointsPerPurchase: 0, minPointsForRedemption: 1 };
+
+  const ret = (id: number, json: Record<string, unknown>, who = p, headers: Record<string, string> = {}) =>
+    request(t.url, 'POST', `/en/shop/transactions/${id}/return`, { headers: { ...apiHeaders(who.apiKey), ...headers }, json });
+  const reverse = (id: number) => request(t.url, 'POST', `/en/shop/transactions/${id}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+  const details = async (id: number) => {
+    const res = await request(t.url, 'GET', `/en/shop/transactions/${id}`, { headers: apiHeaders(p.apiKey) });
+    assert.equal(res.status, 200, res.text);
+    return res.body.data;
+  };
+  const campaign = async (id: number) => (await request(t.url, 'GET', `/en/partners/campaigns/${id}`, { headers: bearer(p.token) })).body.data;
+  const cardView = async (cardId: number) => {
+    const res = await request(t.url, 'GET', `/en/shop/loyalty-cards/info?card_id=${cardId}`, { headers: apiHeaders(p.apiKey) });
+    assert.equal(res.status, 200, res.text);
+    return res.body.data.card;
+  };
+  const newCard = async (programme: number) => (await joinProgramme(t, await createCustomer(t), programme)).id;
+  const earn = async (body: Record<string, unknown>) => {
+    const res = await award(t, p, { shop_id: shop, ...body });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data;
+  };
+  const adjust = async (cardId: number, points: number) => {
+    const res = await request(t.url, 'POST', '/en/shop/points', { headers: apiHeaders(p.apiKey), json: { card_id: cardId, points, reason: 'test' } });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data;
+  };
+  /** The fields an error names: Shape B lists items with `field`, a validation error keys them. */
+  const field = (res: { body: { errors?: Array<{ field: string }> | Record<string, unknown> } }) => {
+    const errors = res.body.errors ?? {};
+    return Array.isArray(errors) ? errors.map((e) => e.field) : Object.keys(errors);
+  };
+
+  before(async () => {
+    t = await startTestApp({}, undefined, { clock });
+    p = await createPartner(t, 'Kavinė');
+    other = await createPartner(t, 'Other');
+    shop = await createShop(t, p.id);
+    plain = await createProgramme(t, p.id, rules);
+    promo = await createProgramme(t, p.id, rules);
+    const mk = async (body: Record<string, unknown>) => {
+      const res = await request(t.url, 'POST', '/en/partners/campaigns', { headers: bearer(p.token), json: { partner_card_id: promo, ...body } });
+      assert.equal(res.status, 201, res.text);
+      return res.body.data.id as number;
+    };
+    multiplier = await mk({ name: 'Double points', effect: { type: 'multiplier', value: 2 }, priority: 2 });
+    bonus = await mk({ name: 'Bonus 10', effect: { type: 'bonus', value: 10 }, priority: 1, limits: { points_budget: 1000 } });
+  });
+  after(async () => {
+    // Everything the tests did leaves the ledger consistent (returns and debt included).
+    const report = await verifyLedger(t.app.context.database.db);
+    assert.deepEqual(report.differences, []);
+    await t.close();
+  });
+
+  it('1+1+1 of 3 units take back exactly the line\'s points, source by source, and give the campaign its budget back', async () => {
+    const card = await newCard(promo);
+    const purchase = await earn({
+      card_id: card,
+      items: [
+        { line_id: 'A', sku: 'COF', quantity: 3, amount: 10 },
+        { line_id: 'B', sku: 'TEA', quantity: 1, amount: 5 },
+      ],
+    });
+    // base 15 (A 10, B 5); multiplier +15 (A 10, B 5); bonus 10 by amount (A 6.67 → 7, B 3).
+    assert.deepEqual(
+      purchase.breakdown.map((b: { source: string; points: number }) => [b.source, b.points]),
+      [['base', 15], ['campaign', 15], ['campaign', 10]],
+    );
+    assert.deepEqual(purchase.items.map((i: { line_id: string; points: number }) => [i.line_id, i.points]), [['A', 27], ['B', 13]]);
+    assert.equal(purchase.points, 40);
+    const before = { multiplier: (await campaign(multiplier)).points_awarded, bonus: await campaign(bonus) };
+
+    const takes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await ret(purchase.id, { items: [{ line_id: 'A', quantity: 1 }], receipt_number: `R-${i}`, reason: 'changed mind' });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.message, 'Return recorded');
+      const e = res.body.data;
+      assert.equal(e.type, 'return');
+      assert.equal(e.returns_id, purchase.id);
+      assert.equal(e.receipt_number, `R-${i}`);
+      assert.equal(e.reason, 'changed mind');
+      // The EUR of a line comes back by its cumulative quantity: 3.3333, 3.3333, 3.3334.
+      assert.equal(e.amount, i < 2 ? -3.3333 : -3.3334);
+      takes.push(e.points);
+    }
+    // Each source ⌊points × 1 ÷ 3⌋ (base 3, multiplier 3, bonus 2), the last return what is left.
+    assert.deepEqual(takes, [-8, -8, -11]);
+    assert.equal(takes.reduce((a, b) => a + b, 0), -27);
+    assert.equal(await balanceOf(t, p, card), 13);
+
+    const d = await details(purchase.id);
+    assert.deepEqual(d.items.map((i: { line_id: string; returned_quantity: number }) => [i.line_id, i.returned_quantity]), [['A', 3], ['B', 0]]);
+    assert.equal(d.returns.length, 3);
+    // The campaigns got back exactly their share of line A: 10 and 7 points.
+    assert.equal((await campaign(multiplier)).points_awarded, before.multiplier - 10);
+    const after = await campaign(bonus);
+    assert.equal(after.points_awarded, before.bonus.points_awarded - 7);
+    assert.equal(after.budget_left, before.bonus.budget_left + 7);
+    assert.equal(after.uses_count, before.bonus.uses_count, 'uses do not come back');
+
+    // More than bought (cumulative), on each offending line; nothing changes.
+    const over = await ret(purchase.id, { items: [{ line_id: 'B', quantity: 1 }, { line_id: 'A', quantity: 0.001 }] });
+    assert.equal(over.status, 422, over.text);
+    assert.equal(over.body.code, 'OUT_OF_RANGE');
+    assert.deepEqual(field(over), ['items.1.quantity']);
+    const over2 = await ret(purchase.id, { items: [{ line_id: 'B', quantity: 1.5 }] });
+    assert.equal(over2.status, 422);
+    assert.equal(over2.body.code, 'OUT_OF_RANGE');
+    assert.deepEqual(field(over2), ['items.0.quantity']);
+    const unknown = await ret(purchase.id, { items: [{ line_id: 'Z', quantity: 1 }] });
+    assert.equal(unknown.status, 422, unknown.text);
+    assert.deepEqual(field(unknown), ['items.0.line_id']);
+    const byAmount = await ret(purchase.id, { amount: 1 });
+    assert.equal(byAmount.status, 422);
+    assert.deepEqual(field(byAmount), ['amount']);
+    const both = await ret(purchase.id, { amount: 1, items: [{ line_id: 'B', quantity: 1 }] });
+    assert.equal(both.status, 422);
+    assert.deepEqual(field(both), ['items']);
+    assert.equal(await balanceOf(t, p, card), 13);
+    assert.equal((await details(purchase.id)).returns.length, 3);
+    assert.equal((await details(purchase.id)).items[1].returned_quantity, 0);
+  });
+
+  it('by amount: a fast-path purchase and an engine purchase without lines', async () => {
+    const card = await newCard(plain);
+    const fast = await earn({ card_id: card, amount: 20 });
+    assert.equal(fast.points, 20);
+    const r1 = await ret(fast.id, { amount: '5.5' });
+    assert.equal(r1.status, 201, r1.text);
+    assert.equal(r1.body.data.points, -5);
+    assert.equal(r1.body.data.amount, -5.5);
+    const tooMuch = await ret(fast.id, { amount: '14.5001' });
+    assert.equal(tooMuch.status, 422, tooMuch.text);
+    assert.equal(tooMuch.body.code, 'OUT_OF_RANGE');
+    assert.deepEqual(field(tooMuch), ['amount']);
+    const items = await ret(fast.id, { items: [{ line_id: '1', quantity: 1 }] });
+    assert.equal(items.status, 422);
+    assert.deepEqual(field(items), ['items']);
+    const r2 = await ret(fast.id, { amount: '14.5' });
+    assert.equal(r2.status, 201, r2.text);
+    assert.equal(r2.body.data.points, -15, 'the last return takes what is left');
+    assert.equal(await balanceOf(t, p, card), 0);
+    const d = await details(fast.id);
+    assert.deepEqual(d.breakdown.map((b: { source: string; points: number }) => [b.source, b.points]), [['base', 20]]);
+    const summary = await request(t.url, 'GET', `/en/shop/points/summary?card_id=${card}`, { headers: apiHeaders(p.apiKey) });
+    assert.equal(summary.body.data.purchase_amount, 0, 'purchase_amount is net of returns');
+
+    const card2 = await newCard(promo);
+    const before = await campaign(bonus);
+    const engine = await earn({ card_id: card2, amount: 10 });
+    assert.equal(engine.points, 30);
+    const e1 = await ret(engine.id, { amount: '3.33' });
+    assert.equal(e1.status, 201, e1.text);
+    assert.equal(e1.body.data.points, -9, 'each source ⌊10 × 3.33 ÷ 10⌋ = 3');
+    const e2 = await ret(engine.id, { amount: '6.67' });
+    assert.equal(e2.body.data.points, -21);
+    const afterReturns = await campaign(bonus);
+    assert.equal(afterReturns.points_awarded, before.points_awarded, 'the bonus came back in full');
+    assert.equal(afterReturns.uses_count, before.uses_count + 1);
+  });
+
+  it('debt: a return the balance cannot cover, paid off by a purchase then by an adjustment', async () => {
+    const card = await newCard(plain);
+    const purchase = await earn({ card_id: card, amount: 20 });
+    assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 15 })).status, 201);
+    const r = await ret(purchase.id, { amount: 20 });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.data.points, -20, 'the whole amount taken back: balance and debt');
+    assert.equal(r.body.data.balance_after, 0);
+    let view = await cardView(card);
+    assert.equal(view.points_balance, 0);
+    assert.equal(view.points_debt, 15);
+    const mine = await request(t.url, 'GET', `/en/partners/customers`, { headers: bearer(p.token) });
+    const row = mine.body.data.find((c: { cards: Array<{ id: number }> }) => c.cards.some((x) => x.id === card));
+    assert.equal(row.points_debt, 15);
+    assert.equal(row.cards[0].points_debt, 15);
+    // Spending sees only the balance.
+    const spend = await deduct(t, p, { card_id: card, shop_id: shop, points: 1 });
+    assert.equal(spend.status, 422);
+    assert.equal(spend.body.code, 'INSUFFICIENT_BALANCE');
+
+    const pays = await earn({ card_id: card, amount: 10 });
+    assert.equal(pays.points, 10);
+    assert.equal(pays.balance_after, 0, 'the purchase paid 10 of the debt');
+    view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [0, 5]);
+    const adj = await adjust(card, 8);
+    assert.equal(adj.points, 8);
+    assert.equal(adj.balance_after, 3, 'the adjustment paid the last 5');
+    view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [3, 0]);
+    const balance = await request(t.url, 'GET', `/en/shop/points/card/${card}/balance`, { headers: apiHeaders(p.apiKey) });
+    assert.equal(balance.body.data.points_debt, 0);
+    const ledger = await request(t.url, 'GET', `/en/shop/points?card_id=${card}`, { headers: apiHeaders(p.apiKey) });
+    assert.deepEqual(
+      ledger.body.data.map((e: { type: string; points: number; balance_after: number }) => [e.type, e.points, e.balance_after]).reverse(),
+      [['purchase', 20, 20], ['deduct', -15, 5], ['return', -20, 0], ['purchase', 10, 0], ['adjust', 8, 3]],
+    );
+    // The 3 points left are spendable.
+    assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 3 })).status, 201);
+  });
+
+  it('a return of a deduction gives back up to what was deducted, into its lots', async () => {
+    const card = await newCard(plain);
+    await adjust(card, 50);
+    const d = await deduct(t, p, { card_id: card, shop_id: shop, points: 20 });
+    assert.equal(d.status, 201);
+    const r1 = await ret(d.body.data.id, { points: 5 });
+    assert.equal(r1.status, 201, r1.text);
+    assert.equal(r1.body.data.type, 'return');
+    assert.equal(r1.body.data.points, 5);
+    assert.equal(r1.body.data.returns_id, d.body.data.id);
+    assert.equal(await balanceOf(t, p, card), 35);
+    const over = await ret(d.body.data.id, { points: 16 });
+    assert.equal(over.status, 422, over.text);
+    assert.equal(over.body.code, 'OUT_OF_RANGE');
+    assert.deepEqual(field(over), ['points']);
+    const wrong = await ret(d.body.data.id, { amount: 1 });
+    assert.equal(wrong.status, 422);
+    assert.deepEqual(field(wrong).sort(), ['amount', 'points']);
+    // Reversing the deduction restores only what its return did not.
+    const rev = await reverse(d.body.data.id);
+    assert.equal(rev.status, 201, rev.text);
+    assert.equal(rev.body.data.points, 15);
+    assert.equal(await balanceOf(t, p, card), 50);
+    const late = await ret(d.body.data.id, { points: 1 });
+    assert.equal(late.status, 409);
+    assert.equal(late.body.code, 'INVALID_STATE');
+  });
+
+  it('reversed purchases, other types and return entries: 409; reverse after partial returns takes what is left', async () => {
+    const card = await newCard(plain);
+    const purchase = await earn({ card_id: card, amount: 20 });
+    const r = await ret(purchase.id, { amount: 5 });
+    assert.equal(r.status, 201);
+    const ofReturn = await reverse(r.body.data.id);
+    assert.equal(ofReturn.status, 409, ofReturn.text);
+    assert.equal(ofReturn.body.code, 'INVALID_STATE');
+    const returnOfReturn = await ret(r.body.data.id, { points: 1 });
+    assert.equal(returnOfReturn.status, 409);
+    const adj = await adjust(card, 4);
+    const ofAdjust = await ret(adj.id, { points: 1 });
+    assert.equal(ofAdjust.status, 409);
+    assert.equal(ofAdjust.body.code, 'INVALID_STATE');
+
+    const rev = await reverse(purchase.id);
+    assert.equal(rev.status, 201, rev.text);
+    assert.equal(rev.body.data.points, -15, 'what the return left');
+    assert.equal(rev.body.data.amount, -15);
+    assert.equal(rev.body.data.points_not_recovered, 0);
+    assert.equal(await balanceOf(t, p, card), 4);
+    const after = await ret(purchase.id, { amount: 1 });
+    assert.equal(after.status, 409, after.text);
+    assert.equal(after.body.code, 'INVALID_STATE');
+    assert.equal(await balanceOf(t, p, card), 4);
+  });
+
+  it('a replay with its Idempotency-Key answers the same and changes nothing', async () => {
+    const card = await newCard(plain);
+    const purchase = await earn({ card_id: card, amount: 10 });
+    const headers = { 'idempotency-key': `ret-${purchase.id}` };
+    const first = await ret(purchase.id, { amount: 4 }, p, headers);
+    assert.equal(first.status, 201, first.text);
+    const again = await ret(purchase.id, { amount: 4 }, p, headers);
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(again.body.data, first.body.data);
+    assert.equal((await details(purchase.id)).returns.length, 1);
+    assert.equal(await balanceOf(t, p, card), 6);
+  });
+
+  it("another partner's transaction is 404, and a missing one", async () => {
+    const card = await newCard(plain);
+    const purchase = await earn({ card_id: card, amount: 10 });
+    const res = await ret(purchase.id, { amount: 1 }, other);
+    assert.equal(res.status, 404, res.text);
+    assert.equal(res.body.code, 'RESOURCE_NOT_FOUND');
+    assert.equal((await ret(2_000_000_000, { amount: 1 })).status, 404);
+    assert.equal((await details(purchase.id)).returns.length, 0);
+    assert.equal(await balanceOf(t, p, card), 10);
+  });
+});
