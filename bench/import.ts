@@ -9,10 +9,13 @@
 //      poll settings) on a scratch database: the file is uploaded (POST from-file, streamed) and
 //      imported; items/s from the import's started_at to finished_at, and the peak RSS growth of
 //      the server process over upload and import (VmHWM after clear_refs, and 20 ms samples).
-// Both at 10,000 and at 100,000 items (BENCH_SIZES), so the cost per item can be compared.
+// At 10,000, 100,000 and 125,000 items (BENCH_SIZES; 125,000 items ≈ 100 MB, the feed size
+// DESIGN.md §9 bounds the growth for), so the cost per item can be compared.
 //
-// Settings: BENCH_SIZES (default "10000,100000"), DATABASE_URL, BENCH_SERVER_NODE_OPTIONS (default none:
-// e.g. "--max-old-space-size=256" shows how much of the RSS growth is garbage V8 had room to keep).
+// Settings: BENCH_SIZES (default "10000,100000,125000"), DATABASE_URL, REDIS_URL (default the local
+// redis://127.0.0.1:6379, as production runs; "none" for without), BENCH_SERVER_NODE_OPTIONS
+// (default none: e.g. "--max-old-space-size=256"), BENCH_SERVER_NODE_ARGS (node flags NODE_OPTIONS
+// refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -24,7 +27,8 @@ import { feedText } from '../src/modules/catalog/feed-reader.js';
 import { childEnv, startServerProcess } from '../test/helpers/server-process.js';
 import { drop, recreate, urlFor } from './postgres.js';
 
-const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,125000').split(',').map(Number);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MAX_BYTES = 200 * 1024 * 1024;
 
 const WORDS = ['kavos', 'puodelis', 'porcelianinis', 'arbatinukas', 'lėkštė', 'šaukštas', 'dubuo', 'taurė', 'ąsotis', 'padėklas'];
@@ -115,6 +119,7 @@ async function main() {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
   };
+  if (REDIS_URL !== 'none') env.REDIS_URL = REDIS_URL;
   const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -175,8 +180,8 @@ async function main() {
   const lines = [
     '',
     `XML import benchmark — PostgreSQL, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`,
-    'Server settings: defaults (pool 10, XML_IMPORT_CONCURRENCY 2, batches of 1000) with NODE_ENV=production, LOG_LEVEL=info;',
-    `  non-default: LOYALTY_DEMO_SEED=true (for the API key), DATABASE_URL=<scratch database>${nodeOptions ? `, NODE_OPTIONS=${nodeOptions}` : ''}`,
+    'Server settings: defaults (pool 10, XML_IMPORT_CONCURRENCY 2, batches of 1000, parse in a worker thread) with NODE_ENV=production, LOG_LEVEL=info;',
+    `  non-default: LOYALTY_DEMO_SEED=true (for the API key), DATABASE_URL=<scratch database>${REDIS_URL !== 'none' ? `, REDIS_URL=${REDIS_URL}` : ''}${nodeOptions ? `, NODE_OPTIONS=${nodeOptions}` : ''}${nodeArgs.length > 0 ? `, node ${nodeArgs.join(' ')}` : ''}`,
     '',
     '| items | MB | bare parse items/s (MB/s) | import items/s | ratio | import s | upload s | peak RSS growth |',
     '|---|---|---|---|---|---|---|---|',

@@ -16,6 +16,14 @@ export const catalogMessages = {
     en: 'One text, comment or declaration is longer than {limit} characters',
     lt: 'Vienas tekstas, komentaras ar deklaracija ilgesnis nei {limit} simbolių',
   },
+  'catalog.feed_memory': {
+    en: 'Reading the feed needed more than the import\'s memory limit ({limit} MB)',
+    lt: 'Srauto skaitymui prireikė daugiau nei importo atminties riba ({limit} MB)',
+  },
+  'catalog.categories_limit': {
+    en: 'The feed has more than {limit} categories; the rest are not linked',
+    lt: 'Sraute daugiau nei {limit} kategorijų; likusios nesusietos',
+  },
   'catalog.feed_too_deep': { en: 'Elements are nested deeper than {limit} levels', lt: 'Elementai įdėti giliau nei {limit} lygių' },
   'catalog.feed_too_large': {
     en: 'The feed is larger than {limit} bytes (XML_IMPORT_MAX_BYTES, counted after decompression)',

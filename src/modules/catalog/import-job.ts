@@ -8,23 +8,29 @@
 // A node that dies leaves a `running` row whose lease runs out; the next claim (any node)
 // resumes after the last committed item, or — after MAX_ATTEMPTS claims — marks it `failed`.
 // On shutdown a node hands its imports back (`queued`) for another node to resume at once.
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../../infra/db/index.js';
 import type { FileStore } from '../../infra/files.js';
 import { OutboxWorker } from '../../infra/outbox-worker.js';
 import { safeGetStream, SafeFetchError, type ResolveAll } from '../../infra/safe-url.js';
 import { catalogRepository as catalog } from './catalog.repository.js';
 import type { StoredImportError } from './catalog.tables.js';
-import { resolveMapping, type Dialect, type ResolvedMapping } from './feed-format.js';
-import { FeedError, FeedParser, type CategoryDefinition } from './feed-parser.js';
-import { feedText } from './feed-reader.js';
+import { FeedError } from './feed-parser.js';
+import { parseFeed, type DefinitionRow, type ParsedBatch, type ParsedItem } from './feed-worker.js';
 import type { ImportedOffers } from './imported-offers.js';
 import { IMPORTS_CHANNEL, importsRepository as imports, type Checkpoint, type ImportRow } from './imports.repository.js';
-import { hasDiscount, mapItem, type CategoryRef, type MapResult, type MappedProduct } from './product-mapper.js';
+import { hasDiscount, type CategoryRef, type MappedProduct } from './product-mapper.js';
 
 /** Claims after which an import that keeps being interrupted is given up. */
 export const MAX_ATTEMPTS = 3;
-/** Products per batch (one transaction). */
-export const BATCH_SIZE = 1000;
+export { BATCH_SIZE, MAX_CATEGORY_DEFINITIONS } from './feed-worker.js';
+/**
+ * Categories (the feed's definitions and the paths its items name) an import keeps ids of:
+ * past it, an item's further new categories are not linked, with one error on the import.
+ */
+export const MAX_IMPORT_CATEGORIES = 20_000;
 /** Errors kept on the import record (errors_count counts them all). */
 export const MAX_STORED_ERRORS = 100;
 const PROGRESS_EVERY_MS = 1000;
@@ -87,12 +93,37 @@ export class ImportWorker extends OutboxWorker<ImportRow> {
   }
 }
 
-/** An item read and mapped, waiting for its batch: where it is in the feed, and what it became. */
-interface PendingItem {
-  line: number;
-  column: number;
-  item: number;
-  result: MapResult;
+type PendingItem = ParsedItem;
+type CategoryRow = DefinitionRow;
+
+/**
+ * Heap the server's thread may gain while imports run before a full collection is asked for
+ * (MB). Each batch reaches this thread as objects (~4 MB per 1000 products) that live for the
+ * batch's transaction, long enough to be promoted to the old generation; V8, sized for the
+ * whole server, would let 200 MB of them pile up before collecting (issue 21: memory flat with
+ * the default settings). A full collection of the server's heap takes tens of milliseconds,
+ * once per several batches, while the worker parses on.
+ */
+export const IMPORT_HEAP_SLACK_MB = 32;
+let heapFloor: number | undefined;
+let collect: (() => void) | null | undefined;
+
+/** A full collection when the heap grew IMPORT_HEAP_SLACK_MB past its size after the last one. */
+function keepHeapFlat(): void {
+  const used = v8.getHeapStatistics().used_heap_size;
+  heapFloor ??= used;
+  if (used < heapFloor + IMPORT_HEAP_SLACK_MB * 1024 * 1024) return;
+  if (collect === undefined) {
+    try {
+      // V8's gc() in a fresh context, without starting node with --expose-gc.
+      v8.setFlagsFromString('--expose-gc');
+      collect = vm.runInNewContext('gc') as () => void;
+    } catch {
+      collect = null;
+    }
+  }
+  collect?.();
+  heapFloor = v8.getHeapStatistics().used_heap_size;
 }
 
 /** Category keys → ids, filled as batches commit. */
@@ -103,14 +134,9 @@ class ImportRun {
   private readonly counts: Checkpoint;
   private readonly lost = new AbortController();
   private readonly signal: AbortSignal;
-  /** Items read and mapped, not yet written (mapped at once: the parsed item is garbage young). */
-  private readonly pending: PendingItem[] = [];
-  private readonly definitions = new Map<string, CategoryDefinition>();
-  private definitionsWritten = 0;
+  /** Category key → id, for every category of this import written so far (at most MAX_IMPORT_CATEGORIES). */
   private readonly categoryIds: CategoryIds = new Map();
-  private dialect: Dialect = 'generic';
-  private mapping: ResolvedMapping | undefined;
-  private inFlight: Promise<void> = Promise.resolve();
+  private categoriesCapped = false;
   private lastProgressAt = 0;
   private validators: { etag: string | null; lastModified: string | null } | undefined;
 
@@ -230,48 +256,21 @@ class ImportRun {
     }
   }
 
+  /**
+   * Parses in a worker thread (feed-worker.ts) and writes batch after batch: the worker maps
+   * the next batch while this one's transaction runs.
+   */
   private async consume(source: AsyncIterable<Buffer>): Promise<void> {
-    const resumeAfter = this.row.itemsSeen;
-    let index = 0;
-    const parser = new FeedParser({
-      item: (raw) => {
-        index++;
-        if (index <= resumeAfter) return;
-        this.mapping ??= resolveMapping(this.dialect, this.row.mapping);
-        const result = mapItem(raw, this.mapping, this.dialect, { knownCategory: (id) => this.definitions.has(id) });
-        this.pending.push({ line: raw.line, column: raw.column, item: raw.index, result });
-      },
-      category: (def) => {
-        if (!this.definitions.has(def.id)) this.definitions.set(def.id, def);
-      },
-      root: (dialect) => {
-        this.dialect = dialect;
-      },
+    const batches = parseFeed(source, {
+      resumeAfter: this.row.itemsSeen,
+      mapping: this.row.mapping,
+      maxBytes: this.opts.maxBytes,
+      signal: this.signal,
     });
-    try {
-      for await (const text of feedText(source, { maxBytes: this.opts.maxBytes, signal: this.signal })) {
-        if (this.signal.aborted) throw new Error('aborted');
-        parser.write(text);
-        if (this.pending.length >= BATCH_SIZE) await this.flush();
-      }
-      parser.close();
-    } finally {
-      // A batch still being written when the feed failed is awaited (and its error wins).
-      const current = this.inFlight;
-      this.inFlight = Promise.resolve();
-      await current;
+    for await (const batch of batches) {
+      await this.writeBatch(batch);
+      keepHeapFlat();
     }
-    if (parser.itemElement === null) throw new FeedError('catalog.feed_no_items');
-    await this.writeBatch(this.pending.splice(0), true);
-  }
-
-  /** Starts writing the pending items once the previous batch is written (parsing goes on meanwhile). */
-  private async flush(): Promise<void> {
-    const items = this.pending.splice(0);
-    await this.inFlight;
-    const writing = this.writeBatch(items, false);
-    writing.catch(() => undefined);
-    this.inFlight = writing;
   }
 
   private addError(error: StoredImportError): void {
@@ -280,10 +279,13 @@ class ImportRun {
   }
 
   /** The categories an item names → the category rows to make sure of (parents first). */
-  private categoryRows(refs: CategoryRef[], want: Map<string, { key: string; name: string; parentKey: string | null; path: string }>): string[] {
+  private categoryRows(refs: CategoryRef[], want: Map<string, CategoryRow>, at: Pick<PendingItem, 'line' | 'column' | 'item'>): string[] {
     const keys: string[] = [];
     for (const ref of refs) {
       if (ref.path) {
+        let unknown = 0;
+        for (let i = 1; i <= ref.path.length; i++) if (!this.categoryIds.has(`path:${ref.path.slice(0, i).join(' > ')}`)) unknown++;
+        if (unknown > 0 && !this.roomFor(unknown, want, at)) continue;
         for (let i = 1; i <= ref.path.length; i++) {
           const path = ref.path.slice(0, i).join(' > ');
           const key = `path:${path}`;
@@ -300,33 +302,31 @@ class ImportRun {
     return keys;
   }
 
-  /** The feed's own category definitions not written yet, with their paths. */
-  private definitionRows(want: Map<string, { key: string; name: string; parentKey: string | null; path: string }>): void {
-    if (this.definitions.size === this.definitionsWritten) return;
-    const pathOf = (def: CategoryDefinition): string => {
-      const names: string[] = [];
-      const seen = new Set<string>();
-      for (let d: CategoryDefinition | undefined = def; d && !seen.has(d.id) && names.length < 32; d = d.parentId ? this.definitions.get(d.parentId) : undefined) {
-        seen.add(d.id);
-        names.unshift(d.name.slice(0, 255));
-      }
-      return names.join(' > ');
-    };
-    for (const def of this.definitions.values()) {
-      const key = `id:${def.id}`;
-      if (this.categoryIds.has(key)) continue;
-      const parentKey = def.parentId !== null && this.definitions.has(def.parentId) ? `id:${def.parentId}` : null;
-      want.set(key, { key, name: def.name.slice(0, 255), parentKey, path: pathOf(def) });
+  /**
+   * Whether `more` new categories fit under MAX_IMPORT_CATEGORIES (the ids this import keeps);
+   * the first time they do not, one error says so.
+   */
+  private roomFor(more: number, want: Map<string, CategoryRow>, at: Partial<Pick<PendingItem, 'line' | 'column' | 'item'>>): boolean {
+    if (this.categoryIds.size + want.size + more <= MAX_IMPORT_CATEGORIES) return true;
+    if (!this.categoriesCapped) {
+      this.categoriesCapped = true;
+      this.addError({ line: at.line ?? null, ...(at.column !== undefined ? { column: at.column, item: at.item } : {}), key: 'catalog.categories_limit', params: { limit: MAX_IMPORT_CATEGORIES } });
     }
-    this.definitionsWritten = this.definitions.size;
+    return false;
   }
 
-  private async writeBatch(items: PendingItem[], final: boolean): Promise<void> {
+  private async writeBatch(batch: ParsedBatch): Promise<void> {
     const { row } = this;
+    const { items, final } = batch;
     const products: Array<{ product: MappedProduct; at: Pick<PendingItem, 'line' | 'column' | 'item'>; categoryKeys: string[] }> = [];
     const byKey = new Map<string, number>();
-    const want = new Map<string, { key: string; name: string; parentKey: string | null; path: string }>();
-    this.definitionRows(want);
+    const want = new Map<string, CategoryRow>();
+    for (const error of batch.errors) this.addError(error);
+    for (const def of batch.definitions) {
+      if (this.categoryIds.has(def.key) || want.has(def.key)) continue;
+      if (!this.roomFor(1, want, {})) break;
+      want.set(def.key, def);
+    }
     for (const { line, column, item, result } of items) {
       this.counts.itemsSeen++;
       if (!result.ok) {
@@ -343,10 +343,15 @@ class ImportRun {
         continue;
       }
       byKey.set(key, products.length);
-      products.push({ product: result.product, at: { line, column, item }, categoryKeys: this.categoryRows(result.product.categories, want) });
+      products.push({ product: result.product, at: { line, column, item }, categoryKeys: this.categoryRows(result.product.categories, want, { line, column, item }) });
     }
 
     const newIds = await this.database.db.transaction(async (tx) => {
+      // A batch before the last need not wait for its WAL flush: its checkpoint is in the same
+      // transaction, so a database crash that lost it rewinds the import consistently (the
+      // next claim resumes after the last batch that did reach the disk). The last batch, which
+      // completes the import, commits synchronously.
+      if (!final) await tx.execute(sql`set local synchronous_commit = off`);
       const written = want.size > 0 ? await this.writeCategories(tx, [...want.values()]) : new Map<string, number>();
       const ids = (key: string) => written.get(key) ?? this.categoryIds.get(key);
       // New keys go in with their links in one statement; only the rest are looked up.
@@ -414,7 +419,7 @@ class ImportRun {
   }
 
   /** Writes categories (and their parent links) in the batch's transaction; key → id. */
-  private writeCategories(tx: Tx, rows: Array<{ key: string; name: string; parentKey: string | null; path: string }>): Promise<Map<string, number>> {
+  private writeCategories(tx: Tx, rows: CategoryRow[]): Promise<Map<string, number>> {
     return catalog.upsertCategories(tx, this.row.partnerId, rows, this.categoryIds);
   }
 
