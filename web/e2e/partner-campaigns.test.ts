@@ -6,7 +6,8 @@
 // from the catalogue and shows the campaign's breakdown row; a purchase with that basket and
 // a partial return (over HTTP, as a till would) show on the transaction's detail view with
 // its lines, breakdown and return; the campaign is edited (the form shows what was stored)
-// and paused. axe-core finds no serious or critical violation on each page with its data.
+// and paused; the customer spends every point and returns the rest, and Customers shows the
+// card's points debt. axe-core finds no serious or critical violation on each page with its data.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -199,10 +200,30 @@ describe('partner console: campaigns, preview, transaction details (375 px)', ()
     await checkPage(page, 'Campaigns with a paused campaign at 375');
   });
 
-  it('shows each card’s points debt column on Customers', async () => {
+  it('shows a card’s points debt on Customers after a return the balance could not cover', async () => {
+    const api = apiHeaders(demo.api_key);
+    const customers = await request(t.url, 'GET', '/en/partners/customers', { headers: bearer(token) });
+    const card = customers.body.data[0].cards.find((k: { partner_card_id: number }) => k.partner_card_id === demo.partner_card.id) as { id: number; card_number: string; points_balance: number };
+    // The customer spends every point, then returns the rest of the espresso: what the
+    // return takes back beyond the balance becomes debt.
+    const spend = await request(t.url, 'POST', '/en/shop/transactions/deduct-points', { headers: api, json: { card_id: card.id, shop_id: demo.shop.id, points: card.points_balance } });
+    assert.equal(spend.status, 201, spend.text);
+    const sales = await request(t.url, 'GET', '/en/partners/transactions?per_page=100', { headers: bearer(token) });
+    const sale = (sales.body.data as Array<{ id: number; receipt_number: string | null }>).find((x) => x.receipt_number === 'R-CAMPAIGN');
+    assert.ok(sale, sales.text);
+    const ret = await request(t.url, 'POST', `/en/shop/transactions/${sale.id}/return`, { headers: api, json: { items: [{ line_id: '1', quantity: 2 }] } });
+    assert.equal(ret.status, 201, ret.text);
+    const after = await request(t.url, 'GET', '/en/partners/customers', { headers: bearer(token) });
+    const debt: number = after.body.data[0].cards.find((k: { id: number }) => k.id === card.id).points_debt;
+    assert.ok(debt > 0, after.text);
+
     await openNav(page, 'Customers');
-    await page.getByRole('columnheader', { name: 'Points debt' }).waitFor();
-    await checkPage(page, 'Customers at 375');
+    const row = page.getByRole('row').filter({ hasText: card.card_number });
+    await row.getByText(`debt ${debt.toLocaleString('en-GB')}`).waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    assert.equal(cells[5], '0', 'the balance');
+    assert.equal(cells[6], debt.toLocaleString('en-GB'), 'the debt column');
+    await checkPage(page, 'Customers with a debt at 375');
   });
 
   it('produced no script errors, CSP violations or failed requests', () => {
