@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestApp } from '../test/helpers/app.js';
 import { createAdmin } from '../test/helpers/fixtures.js';
+import { apiHeaders, bearer, request } from '../test/helpers/http.js';
 import { launchBrowser } from '../web/e2e/helpers/browser.js';
 import { openNav, signIn } from '../web/e2e/helpers/console.js';
 import { seed } from '../web/e2e/helpers/seed.js';
@@ -55,6 +56,42 @@ try {
   await page.getByRole('link', { name: 'Išmanusis telefonas X' }).click();
   await page.getByRole('heading', { level: 1, name: 'Išmanusis telefonas X' }).waitFor();
   await shot('product');
+  // Campaigns: one made on the form with a product from that catalogue, the Preview panel's
+  // answer for a basket of it; then a purchase of that basket and its transaction's view.
+  await openNav(page, 'Campaigns');
+  const campaignForm = page.getByRole('form', { name: 'Create campaign' });
+  await campaignForm.getByLabel('Name', { exact: true }).fill('Double points on phones');
+  await campaignForm.getByLabel('Effect value').fill('2');
+  await campaignForm.getByLabel('Find a product', { exact: true }).fill('telefonas');
+  await campaignForm.getByRole('button', { name: 'Find', exact: true }).click();
+  await campaignForm.getByRole('button', { name: 'Add Išmanusis telefonas X' }).click();
+  await campaignForm.getByLabel('Points budget').fill('5000');
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  await page.getByRole('status').filter({ hasText: 'created' }).waitFor();
+  const preview = page.getByRole('region', { name: 'Preview', exact: true });
+  await preview.getByLabel('Find a product for the basket').fill('telefonas');
+  await preview.getByRole('button', { name: 'Find', exact: true }).click();
+  await preview.getByRole('button', { name: 'Add Išmanusis telefonas X to the basket' }).click();
+  await preview.getByRole('button', { name: 'Preview', exact: true }).click();
+  await page.getByRole('region', { name: 'Preview result' }).waitFor();
+  await shot('campaigns');
+  const partnerToken = (await request(t.url, 'POST', '/en/partners/auth/login', { json: { email: demo.partner.email, password: demo.partner.password } })).body.data.token as string;
+  const customer = (await request(t.url, 'GET', '/en/partners/customers', { headers: bearer(partnerToken) })).body.data[0] as { cards: Array<{ id: number; partner_card_id: number }> };
+  const phone = (await request(t.url, 'GET', '/en/shop/products?q=telefonas', { headers: bearer(partnerToken) })).body.data[0] as { id: number };
+  const sale = await request(t.url, 'POST', '/en/shop/transactions/create', {
+    headers: apiHeaders(demo.api_key),
+    json: {
+      card_id: customer.cards.find((c) => c.partner_card_id === demo.partner_card.id)!.id,
+      shop_id: demo.shop.id,
+      receipt_number: 'R-3',
+      items: [{ product_id: phone.id, quantity: 2, amount: 79.8 }, { name: 'Dėklas', quantity: 1, amount: 9.9 }],
+    },
+  });
+  await request(t.url, 'POST', `/en/shop/transactions/${sale.body.data.id}/return`, { headers: apiHeaders(demo.api_key), json: { items: [{ line_id: '1', quantity: 1 }], reason: 'Returned one phone' } });
+  await page.goto(`${t.url}/dashboard/transactions/${sale.body.data.id}`);
+  await page.getByRole('heading', { level: 1, name: `Transaction ${sale.body.data.id}` }).waitFor();
+  await page.getByRole('region', { name: 'Returns' }).getByText('Returned one phone').waitFor();
+  await shot('transaction');
   await page.setViewportSize({ width: 375, height: 760 });
   await openNav(page, 'Overview');
   await page.getByRole('figure').first().waitFor();
