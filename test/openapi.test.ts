@@ -101,6 +101,7 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['post', '/{locale}/shop/transactions/award-points', 'api'],
   ['post', '/{locale}/shop/transactions/deduct-points', 'api'],
   ['post', '/{locale}/shop/transactions/{id}/reverse', 'api'],
+  ['post', '/{locale}/shop/transactions/{id}/return', 'api'],
   ['get', '/{locale}/shop/transactions', 'customer'],
   ['get', '/{locale}/shop/transactions/{id}', 'customer|api'],
   ['post', '/{locale}/shop/transactions/preview', 'api|partner'],

@@ -1469,6 +1469,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/shop/transactions/{id}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return goods of a purchase, or points of a deduction
+         * @description On a purchase: `items` [{line_id, quantity}] (a purchase with lines) or `amount` (one without), cumulative up to what was bought (422 OUT_OF_RANGE on the field). Each line's points come back source by source: ⌊points × returned quantity ÷ quantity⌋, and the return that completes a line takes exactly what is left of it; campaign points go back to the campaign's budget. Taken from the purchase's own lot, then other lots; what the balance cannot cover becomes the card's points_debt, paid off by later earnings. The entry: type `return`, `points` ≤ 0 (all taken back, balance and debt), `amount` the EUR returned (negative), `returns_id` the purchase. On a deduction: `points`, up to what was deducted (cumulative), given back to the lots it drew from (`points` > 0). A reversed transaction, or one of another type, is 409 INVALID_STATE. Honours Idempotency-Key.
+         */
+        post: operations["postShopTransactionsByIdReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/shop/transactions": {
         parameters: {
             query?: never;
@@ -10872,7 +10892,10 @@ export interface operations {
                             user_id: number;
                             partner_card_id: number;
                             partner_id: number;
+                            /** @description What the card can spend; never negative */
                             points_balance: number;
+                            /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             /** @description What the app shows as a QR code for a till to scan (the card number). */
                             qr_content: string;
                             /** @enum {string} */
@@ -10966,7 +10989,10 @@ export interface operations {
                             user_id: number;
                             partner_card_id: number;
                             partner_id: number;
+                            /** @description What the card can spend; never negative */
                             points_balance: number;
+                            /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             /** @description What the app shows as a QR code for a till to scan (the card number). */
                             qr_content: string;
                             /** @enum {string} */
@@ -11088,7 +11114,10 @@ export interface operations {
                                 user_id: number;
                                 partner_card_id: number;
                                 partner_id: number;
+                                /** @description What the card can spend; never negative */
                                 points_balance: number;
+                                /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                                points_debt: number;
                                 /** @description What the app shows as a QR code for a till to scan (the card number). */
                                 qr_content: string;
                                 /** @enum {string} */
@@ -11206,6 +11235,8 @@ export interface operations {
                             card_id: number;
                             card_number: string;
                             points_balance: number;
+                            /** @description Points owed after returns; later earnings pay it off first */
+                            points_debt: number;
                             /** @description Points that will expire, soonest first */
                             expiring: {
                                 points: number;
@@ -11298,7 +11329,10 @@ export interface operations {
                             user_id: number;
                             partner_card_id: number;
                             partner_id: number;
+                            /** @description What the card can spend; never negative */
                             points_balance: number;
+                            /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             /** @description What the app shows as a QR code for a till to scan (the card number). */
                             qr_content: string;
                             /** @enum {string} */
@@ -11320,7 +11354,10 @@ export interface operations {
                             user_id: number;
                             partner_card_id: number;
                             partner_id: number;
+                            /** @description What the card can spend; never negative */
                             points_balance: number;
+                            /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             /** @description What the app shows as a QR code for a till to scan (the card number). */
                             qr_content: string;
                             /** @enum {string} */
@@ -11434,7 +11471,10 @@ export interface operations {
                             user_id: number;
                             partner_card_id: number;
                             partner_id: number;
+                            /** @description What the card can spend; never negative */
                             points_balance: number;
+                            /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             /** @description What the app shows as a QR code for a till to scan (the card number). */
                             qr_content: string;
                             /** @enum {string} */
@@ -11581,7 +11621,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -11742,7 +11782,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12028,7 +12068,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12150,7 +12190,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12162,6 +12202,140 @@ export interface operations {
                             created_at: string;
                             /** @description Earned points already spent, which could not be taken back */
                             points_not_recovered: number;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postShopTransactionsByIdReturn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A purchase with lines: the lines and quantities coming back */
+                    items?: {
+                        line_id: string;
+                        /** @description Units, > 0, at most 3 decimals */
+                        quantity: number | string;
+                    }[];
+                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    amount?: number | string;
+                    /** @description A deduction: the points given back */
+                    points?: number;
+                    receipt_number?: string | null;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /** @description Points transaction (ledger entry) */
+                        data: {
+                            id: number;
+                            card_id: number;
+                            user_id: number;
+                            shop_id: number | null;
+                            /**
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
+                             * @enum {string}
+                             */
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
+                            /** @description Signed: positive earns, negative spends */
+                            points: number;
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
+                            amount: number | null;
+                            balance_after: number;
+                            receipt_number: string | null;
+                            reason: string | null;
+                            reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
                         };
                         request_id: string;
                     };
@@ -12277,7 +12451,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12386,7 +12560,7 @@ export interface operations {
                             /** @description Net points of reversals */
                             points_reversed: number;
                             purchases: number;
-                            /** @description EUR, net of reversed purchases */
+                            /** @description EUR, net of reversed purchases and of returns */
                             purchase_amount: number;
                             cards: number;
                             /** @description Current total balance of the cards in scope */
@@ -12479,7 +12653,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12526,7 +12700,7 @@ export interface operations {
                                 type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
-                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                                 amount: number | null;
                                 balance_after: number;
                                 receipt_number: string | null;
@@ -12728,7 +12902,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12844,7 +13018,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -12957,7 +13131,7 @@ export interface operations {
                             /** @description Net points of reversals */
                             points_reversed: number;
                             purchases: number;
-                            /** @description EUR, net of reversed purchases */
+                            /** @description EUR, net of reversed purchases and of returns */
                             purchase_amount: number;
                             cards: number;
                             /** @description Current total balance of the cards in scope */
@@ -13041,6 +13215,8 @@ export interface operations {
                         data: {
                             card_id: number;
                             points_balance: number;
+                            /** @description Points owed after returns (DESIGN.md §12); later earnings pay it off first */
+                            points_debt: number;
                             expiring: {
                                 points: number;
                                 /** Format: date-time */
@@ -13149,7 +13325,7 @@ export interface operations {
                                 type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
-                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                                 amount: number | null;
                                 balance_after: number;
                                 receipt_number: string | null;
@@ -13554,7 +13730,10 @@ export interface operations {
                                     user_id: number;
                                     partner_card_id: number;
                                     partner_id: number;
+                                    /** @description What the card can spend; never negative */
                                     points_balance: number;
+                                    /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                                    points_debt: number;
                                     /** @description What the app shows as a QR code for a till to scan (the card number). */
                                     qr_content: string;
                                     /** @enum {string} */
@@ -16064,6 +16243,8 @@ export interface operations {
                             created_at: string;
                             /** @description Total over the partner's cards of the customer */
                             points_balance: number;
+                            /** @description Points the customer owes on the partner's cards after returns (DESIGN.md §12) */
+                            points_debt: number;
                             /** @description The customer's cards in the partner's programmes */
                             cards: {
                                 id: number;
@@ -16071,7 +16252,10 @@ export interface operations {
                                 user_id: number;
                                 partner_card_id: number;
                                 partner_id: number;
+                                /** @description What the card can spend; never negative */
                                 points_balance: number;
+                                /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                                points_debt: number;
                                 /** @description What the app shows as a QR code for a till to scan (the card number). */
                                 qr_content: string;
                                 /** @enum {string} */
@@ -16186,7 +16370,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -16290,7 +16474,7 @@ export interface operations {
                             type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                             /** @description Signed: positive earns, negative spends */
                             points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                             amount: number | null;
                             balance_after: number;
                             receipt_number: string | null;
@@ -16337,7 +16521,7 @@ export interface operations {
                                 type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
-                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                                 amount: number | null;
                                 balance_after: number;
                                 receipt_number: string | null;
@@ -20581,7 +20765,7 @@ export interface operations {
                                 type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
                                 /** @description Signed: positive earns, negative spends */
                                 points: number;
-                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal */
+                                /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
                                 amount: number | null;
                                 balance_after: number;
                                 receipt_number: string | null;
