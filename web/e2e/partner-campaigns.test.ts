@@ -65,8 +65,14 @@ describe('partner console: campaigns, preview, transaction details (375 px)', ()
     await form.getByRole('button', { name: `Add ${ESPRESSO}` }).click();
     await form.getByRole('list', { name: 'Chosen products' }).getByRole('listitem').filter({ hasText: ESPRESSO }).waitFor();
     await form.getByLabel('Points budget').fill('1000');
+    // An item of a list box (tier_ids.0) is shown on the box itself.
+    await form.getByLabel('Tier IDs').fill('gold');
     await page.getByRole('button', { name: 'Create campaign' }).click();
-    await page.locator('[aria-invalid="true"]').first().waitFor();
+    await form.getByLabel('Tier IDs').and(page.locator('[aria-invalid="true"]')).waitFor();
+    assert.notEqual(await fieldError(page, 'Tier IDs'), '');
+    await form.getByLabel('Tier IDs').fill('');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await form.getByLabel('Effect value').and(page.locator('[aria-invalid="true"]')).waitFor();
     assert.notEqual(await fieldError(page, 'Effect value'), '');
     const summary = page.getByRole('alert').filter({ hasText: 'There is a problem' });
     assert.match(await summary.innerText(), /Effect value/, 'the summary links the field by its label');

@@ -38,6 +38,22 @@ const listOf = (v: string) =>
     .filter(Boolean);
 const idsOf = (v: string) => listOf(v).map((x) => (/^\d+$/.test(x) ? Number(x) : x)) as number[];
 
+/** Boxes that hold a list (tier ids, skus): the API names an item (`tier_ids.2`), the page shows it on the box. */
+const LIST_BOXES = ['tier_ids', 'conditions.skus'];
+async function listErrorsOnList<T extends { error?: unknown }>(call: Promise<T>): Promise<T> {
+  const r = await call;
+  const errors = (r.error as { errors?: unknown } | undefined)?.errors;
+  if (errors && typeof errors === 'object' && !Array.isArray(errors)) {
+    const out: Record<string, string[]> = {};
+    for (const [field, messages] of Object.entries(errors as Record<string, string[]>)) {
+      const box = LIST_BOXES.find((b) => field.startsWith(`${b}.`)) ?? field;
+      out[box] = [...(out[box] ?? []), ...messages];
+    }
+    (r.error as { errors: Record<string, string[]> }).errors = out;
+  }
+  return r;
+}
+
 function campaignBody(fd: FormData): CampaignBody {
   return {
     name: text(fd, 'name'),
@@ -115,8 +131,8 @@ export default function Campaigns() {
   const save = async (fd: FormData) => {
     const body = campaignBody(fd);
     const r = editing
-      ? await form.run(() => api.PUT('/{locale}/partners/campaigns/{id}', { params: { path: { id: editing.id } }, body }))
-      : await form.run(() => api.POST('/{locale}/partners/campaigns', { body }));
+      ? await form.run(() => listErrorsOnList(api.PUT('/{locale}/partners/campaigns/{id}', { params: { path: { id: editing.id } }, body })))
+      : await form.run(() => listErrorsOnList(api.POST('/{locale}/partners/campaigns', { body })));
     if (r) {
       setSaved(t(editing ? 'campaigns.updated' : 'campaigns.created', { name: r.data.name }));
       reset(undefined);
