@@ -6,12 +6,6 @@ import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
-/** A card's debt; read defensively so a server without the field shows 0. */
-const debtOf = (card: object) => {
-  const v = (card as { points_debt?: unknown }).points_debt;
-  return typeof v === 'number' ? v : 0;
-};
-
 export default function Customers() {
   const { t, locale } = useI18n();
   const [query, setQuery] = useQuery();
@@ -56,11 +50,11 @@ export default function Customers() {
               <a class="chip" href={`/dashboard/transactions?card_id=${k.id}`}>
                 {k.card_number}
               </a>
-              {debtOf(k) > 0 && <span class="neg"> {t('customers.card_debt', { points: formatNumber(locale, debtOf(k)) })}</span>}
+              {k.points_debt > 0 && <span class="neg"> {t('customers.card_debt', { points: formatNumber(locale, k.points_debt) })}</span>}
             </span>
           )),
           formatNumber(locale, c.points_balance),
-          formatNumber(locale, c.cards.reduce((sum, k) => sum + debtOf(k), 0)),
+          formatNumber(locale, c.points_debt),
           formatDateTime(locale, c.created_at),
         ])}
       />
