@@ -16,6 +16,8 @@ import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
 import { createCustomer, createProgramme, createShop, TestClock } from './helpers/loyalty.js';
 
+// Every assert.ok has a message: without one, a failing assert.ok makes Node re-read and parse
+// the (tsx-transformed) source to describe the expression, which spun for minutes here.
 const CAMPAIGN_KEYS = [
   'budget_left',
   'conditions',
@@ -106,7 +108,7 @@ describe('campaigns CRUD', () => {
       assert.equal(res.body.message, 'Campaign created');
       const c = res.body.data;
       assert.deepEqual(keysOf(c), CAMPAIGN_KEYS);
-      assert.ok(Number.isInteger(c.id));
+      assert.ok(Number.isInteger(c.id), 'an integer id');
       assert.deepEqual(
         { ...c, id: 0 },
         {
@@ -323,7 +325,7 @@ describe('campaigns CRUD', () => {
 
     it('a deleted programme of the partner is 422 on partner_card_id', async () => {
       const gone = await createProgramme(t, p.id);
-      assert.ok(await t.app.context.services.partnerCards.deleteCard(p.id, gone));
+      assert.ok(await t.app.context.services.partnerCards.deleteCard(p.id, gone), 'programme deleted');
       const res = await post(p, { ...minimal(), partner_card_id: gone });
       assert.equal(res.status, 422, res.text);
       assert.deepEqual(keysOf(res.body.errors), ['partner_card_id']);
@@ -357,7 +359,7 @@ describe('campaigns CRUD', () => {
         assert.equal(res.body.code, 'RESOURCE_NOT_FOUND');
       }
       assert.deepEqual((await get(other, theirs.id)).body.data, theirs);
-      assert.ok(!(await list(p, '?per_page=100')).body.data.some((c: any) => c.id === theirs.id));
+      assert.ok(!(await list(p, '?per_page=100')).body.data.some((c: any) => c.id === theirs.id), "not in the other partner's list");
     });
   });
 
@@ -538,14 +540,14 @@ describe('campaigns CRUD', () => {
       await setCounters(made['budget used']!, { pointsAwarded: 95 });
       const c = (await get(fresh, made['budget used']!)).body.data;
       assert.deepEqual([c.status, c.budget_left], ['running', 5]);
-      assert.ok((await list(fresh, '?status=running&per_page=100')).body.data.some((x: any) => x.id === c.id));
+      assert.ok((await list(fresh, '?status=running&per_page=100')).body.data.some((x: any) => x.id === c.id), 'listed as running');
     });
 
     it('pausing is paused whatever else holds, and the filter follows', async () => {
       const res = await put(fresh, made['uses used']!, { is_active: false });
       assert.equal(res.body.data.status, 'paused');
-      assert.ok((await list(fresh, '?status=paused')).body.data.some((x: any) => x.id === made['uses used']));
-      assert.ok(!(await list(fresh, '?status=exhausted')).body.data.some((x: any) => x.id === made['uses used']));
+      assert.ok((await list(fresh, '?status=paused')).body.data.some((x: any) => x.id === made['uses used']), 'listed as paused');
+      assert.ok(!(await list(fresh, '?status=exhausted')).body.data.some((x: any) => x.id === made['uses used']), 'no longer listed as exhausted');
     });
 
     it('an unknown status is 422 on status', async () => {
