@@ -150,6 +150,25 @@ describe('returns', () => {
     assert.equal((await details(purchase.id)).items[1].returned_quantity, 0);
   });
 
+  it('the worked example of docs/loyalty.md: two partial returns, the debt and its payoff', async () => {
+    const card = await newCard(promo);
+    const sale = await earn({ card_id: card, items: [{ line_id: 'A', quantity: 3, amount: 10 }, { line_id: 'B', quantity: 1, amount: 5 }] });
+    assert.equal(sale.points, 40);
+    assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 30 })).status, 201);
+    const before = { double: (await campaign(multiplier)).points_awarded, bonus: (await campaign(bonus)).points_awarded };
+    const one = await ret(sale.id, { items: [{ line_id: 'A', quantity: 1 }] });
+    assert.deepEqual([one.body.data.points, one.body.data.amount, one.body.data.balance_after], [-8, -3.3333, 2]);
+    assert.equal((await campaign(multiplier)).points_awarded, before.double - 3);
+    assert.equal((await campaign(bonus)).points_awarded, before.bonus - 2);
+    const two = await ret(sale.id, { items: [{ line_id: 'A', quantity: 2 }] });
+    assert.deepEqual([two.body.data.points, two.body.data.amount, two.body.data.balance_after], [-19, -6.6667, 0]);
+    assert.equal((await cardView(card)).points_debt, 17);
+    const pays = await earn({ card_id: card, amount: 5 });
+    assert.deepEqual([pays.points, pays.balance_after], [20, 3]);
+    const view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [3, 0]);
+  });
+
   it('by amount: a fast-path purchase and an engine purchase without lines', async () => {
     const card = await newCard(plain);
     const fast = await earn({ card_id: card, amount: 20 });
