@@ -126,6 +126,14 @@ describe('partner console: campaigns, preview, transaction details (375 px)', ()
     assert.equal(points, Number(base[2]!.replace(/,/g, '')) + Number(cells[2]!.replace(/,/g, '')), 'points = the breakdown’s sum');
     await result.getByRole('region', { name: 'Campaigns not applied' }).getByText('None.').waitFor();
     await checkPage(page, 'Campaigns with a preview at 375');
+
+    // Without the espresso the campaign does not apply, and the panel says why.
+    await panel.getByRole('button', { name: `Remove ${ESPRESSO}` }).click();
+    await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+    const skipped = result.getByRole('region', { name: 'Campaigns not applied' }).getByRole('row').filter({ hasText: 'Double coffee' });
+    await skipped.waitFor();
+    assert.equal((await skipped.locator('td').allInnerTexts())[1], 'Basket does not meet its conditions');
+    await result.getByRole('region', { name: 'Breakdown' }).getByRole('row').filter({ hasText: 'Double coffee' }).waitFor({ state: 'detached' });
   });
 
   it('opens a transaction: its lines, breakdown and return', async () => {
