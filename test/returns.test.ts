@@ -298,6 +298,8 @@ describe('returns', () => {
     assert.equal(rev.body.data.amount, -15);
     assert.equal(rev.body.data.points_not_recovered, 0);
     assert.equal(await balanceOf(t, p, card), 4);
+    const summary = await request(t.url, 'GET', `/en/shop/points/summary?card_id=${card}`, { headers: apiHeaders(p.apiKey) });
+    assert.equal(summary.body.data.purchase_amount, 0, 'the return and the reversal net the purchase out');
     const after = await ret(purchase.id, { amount: 1 });
     assert.equal(after.status, 409, after.text);
     assert.equal(after.body.code, 'INVALID_STATE');
