@@ -72,7 +72,7 @@ const ENTITY_DECLARATION = /<!ENTITY/i;
 const stripPosition = (message: string) => message.replace(/^(?:[^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
 
 /** The saxes handler fields FeedParser sets (saxes's EVENT_NAME_TO_HANDLER_NAME). */
-const HANDLER_FIELDS = ['errorHandler', 'doctypeHandler', 'openTagHandler', 'closeTagHandler', 'textHandler', 'cdataHandler', 'commentHandler', 'piHandler', 'xmldeclHandler'] as const;
+type HandlerField = 'errorHandler' | 'doctypeHandler' | 'openTagHandler' | 'closeTagHandler' | 'textHandler' | 'cdataHandler' | 'commentHandler' | 'piHandler' | 'xmldeclHandler';
 
 /**
  * saxes with its handler fields declared up front. saxes's `on()` adds each handler as a
@@ -84,7 +84,7 @@ const HANDLER_FIELDS = ['errorHandler', 'doctypeHandler', 'openTagHandler', 'clo
 export class ShapedSaxesParser extends SaxesParser {
   constructor() {
     super({ position: true });
-    const self = this as unknown as Record<(typeof HANDLER_FIELDS)[number], undefined>;
+    const self = this as unknown as Record<HandlerField, undefined>;
     self.errorHandler = undefined;
     self.doctypeHandler = undefined;
     self.openTagHandler = undefined;
