@@ -43,6 +43,14 @@ CREATE TABLE "campaign_card_uses" (
 	CONSTRAINT "campaign_card_uses_positive" CHECK ("campaign_card_uses"."uses" > 0)
 );
 --> statement-breakpoint
+CREATE TABLE "campaign_counters" (
+	"campaign_id" integer NOT NULL,
+	"shard" smallint NOT NULL,
+	"uses" integer DEFAULT 0 NOT NULL,
+	"points" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "campaign_counters_campaign_id_shard_pk" PRIMARY KEY("campaign_id","shard")
+);
+--> statement-breakpoint
 CREATE TABLE "campaigns" (
 	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "campaigns_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
 	"partner_id" integer NOT NULL,
@@ -90,6 +98,7 @@ ALTER TABLE "points_transaction_lines" ADD CONSTRAINT "points_transaction_lines_
 ALTER TABLE "points_transaction_sources" ADD CONSTRAINT "points_transaction_sources_transaction_id_points_transactions_id_fk" FOREIGN KEY ("transaction_id") REFERENCES "public"."points_transactions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "campaign_card_uses" ADD CONSTRAINT "campaign_card_uses_campaign_id_campaigns_id_fk" FOREIGN KEY ("campaign_id") REFERENCES "public"."campaigns"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "campaign_card_uses" ADD CONSTRAINT "campaign_card_uses_card_id_loyalty_cards_id_fk" FOREIGN KEY ("card_id") REFERENCES "public"."loyalty_cards"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "campaign_counters" ADD CONSTRAINT "campaign_counters_campaign_id_campaigns_id_fk" FOREIGN KEY ("campaign_id") REFERENCES "public"."campaigns"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_partner_id_partners_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."partners"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_partner_card_id_partner_cards_id_fk" FOREIGN KEY ("partner_card_id") REFERENCES "public"."partner_cards"("id") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "points_debt_entries_card_idx" ON "points_debt_entries" USING btree ("card_id");--> statement-breakpoint

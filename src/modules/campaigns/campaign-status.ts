@@ -11,7 +11,7 @@
 //              the campaign running again)
 //   running    otherwise — schedule hours (days, from/to time) do not change the status
 import { sql, type SQL } from 'drizzle-orm';
-import { campaigns } from './campaigns.tables.js';
+import { campaigns, campaignTotalsSql } from './campaigns.tables.js';
 
 export const CAMPAIGN_STATUSES = ['scheduled', 'running', 'paused', 'ended', 'exhausted'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -35,12 +35,13 @@ export function campaignStatus(row: CampaignStatusFacts, now: Date): CampaignSta
 export function campaignStatusSql(now: Date): SQL<CampaignStatus> {
   const at = sql`${now.toISOString()}::timestamptz`;
   const c = campaigns;
+  const totals = campaignTotalsSql('campaigns');
   return sql<CampaignStatus>`(case
     when not ${c.isActive} then 'paused'
     when ${c.startsAt} is not null and ${at} < ${c.startsAt} then 'scheduled'
     when ${c.endsAt} is not null and ${at} >= ${c.endsAt} then 'ended'
-    when (${c.pointsBudget} is not null and ${c.pointsAwarded} >= ${c.pointsBudget})
-      or (${c.limitUses} is not null and ${c.usesCount} >= ${c.limitUses}) then 'exhausted'
+    when (${c.pointsBudget} is not null and ${totals.points} >= ${c.pointsBudget})
+      or (${c.limitUses} is not null and ${totals.uses} >= ${c.limitUses}) then 'exhausted'
     else 'running' end)`;
 }
 

@@ -1,13 +1,13 @@
 // SQL for the campaigns CRUD. Every function takes the owning partner: another partner's
 // campaign is simply not found. Soft-deleted campaigns are not found either (their rows stay
 // for the transactions that earned points from them, see campaigns.tables.ts).
-import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 // Read-only ownership checks of catalogue ids. CatalogService has no "which of these ids are
 // the partner's" read yet (offers never checked them); when it gets one, call it instead.
 import { catalogCategories, catalogProducts } from '../catalog/catalog.tables.js';
 import { campaignStatusSql, type CampaignStatus } from './campaign-status.js';
-import { campaigns } from './campaigns.tables.js';
+import { campaigns, campaignTotalsSql } from './campaigns.tables.js';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type CampaignColumns = Omit<typeof campaigns.$inferInsert, 'id' | 'partnerId' | 'usesCount' | 'pointsAwarded' | 'deletedAt' | 'createdAt' | 'updatedAt'>;
@@ -20,6 +20,10 @@ export interface CampaignListFilter {
 
 const owned = (partnerId: number, id: number) => and(eq(campaigns.partnerId, partnerId), eq(campaigns.id, id), isNull(campaigns.deletedAt));
 
+// The counters a campaign shows are its row's plus its shards' (campaigns.tables.ts).
+const totals = campaignTotalsSql('campaigns');
+const withTotals = { ...getTableColumns(campaigns), usesCount: sql<number>`${totals.uses}`.mapWith(Number), pointsAwarded: sql<number>`${totals.points}`.mapWith(Number) };
+
 export const campaignsRepository = {
   async insert(db: Executor, partnerId: number, fields: CampaignColumns, now: Date): Promise<CampaignRow> {
     const [row] = await db.insert(campaigns).values({ partnerId, ...fields, createdAt: now, updatedAt: now }).returning();
@@ -28,7 +32,7 @@ export const campaignsRepository = {
 
   /** `lock`: for an update that checks the body against the stored row (a concurrent PUT waits, then sees this one's result). */
   async find(db: Executor, partnerId: number, id: number, opts: { lock?: boolean } = {}): Promise<CampaignRow | undefined> {
-    const query = db.select().from(campaigns).where(owned(partnerId, id));
+    const query = db.select(withTotals).from(campaigns).where(owned(partnerId, id));
     const [row] = opts.lock ? await query.for('update') : await query;
     return row;
   },
@@ -42,7 +46,7 @@ export const campaignsRepository = {
       filter.status === undefined ? undefined : sql`${campaignStatusSql(now)} = ${filter.status}`,
     ];
     const where = and(...conditions);
-    const rows = await db.select().from(campaigns).where(where).orderBy(asc(campaigns.id)).limit(limit).offset(offset);
+    const rows = await db.select(withTotals).from(campaigns).where(where).orderBy(asc(campaigns.id)).limit(limit).offset(offset);
     const [total] = await db.select({ n: count() }).from(campaigns).where(where);
     return { rows, total: total?.n ?? 0 };
   },
@@ -53,8 +57,8 @@ export const campaignsRepository = {
       .update(campaigns)
       .set({ ...fields, updatedAt: now })
       .where(owned(partnerId, id))
-      .returning();
-    return row;
+      .returning({ id: campaigns.id });
+    return row && this.find(db, partnerId, id);
   },
 
   /** Also inactive, so that a reader which forgets deleted_at still skips it. */

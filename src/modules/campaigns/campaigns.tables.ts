@@ -2,10 +2,15 @@
 // award's own transaction (src/modules/campaigns/evaluate.ts is the pure evaluator, the
 // points ledger its transactional shell).
 //
-// `uses_count` and `points_awarded` are the counters that make `uses` and `points_budget`
-// exact under concurrency: an award takes them with one conditional UPDATE
-// (… WHERE points_awarded + n <= points_budget), never read-then-write. Per-customer limits
-// count in `campaign_card_uses` under the card's row lock, which every award holds anyway.
+// A campaign's counters are its row's `uses_count` / `points_awarded` plus the sum of its
+// `campaign_counters` shards (campaignTotalsSql). An award of a campaign with `uses` or
+// `points_budget` moves the row, under the row's lock, after reading it again under that
+// lock (never read-then-write): that makes the limits exact. An award of a campaign without
+// them moves the shard of its card (card id mod 16) instead, so that the awards of a popular
+// unlimited campaign do not queue on one row; returns give back through the shards too. A
+// limit set on a running campaign therefore counts everything given before it (the shards
+// are part of the total). Per-customer limits count in `campaign_card_uses` under the card's
+// row lock, which every award holds anyway.
 //
 // shop_ids / tier_ids / product_ids / category_ids are id arrays, as offers have them: `[]`
 // means "all", so a deleted shop must not widen a campaign to every shop.
@@ -94,3 +99,26 @@ export const campaignCardUses = pgTable(
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.cardId, t.day] }), check('campaign_card_uses_positive', sql`${t.uses} > 0`)],
 );
+
+/** Shards of the counters of a campaign (see the header): the total is the row's plus theirs. */
+export const CAMPAIGN_COUNTER_SHARDS = 16;
+
+export const campaignCounters = pgTable(
+  'campaign_counters',
+  {
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    shard: smallint().notNull(),
+    uses: integer().notNull().default(0),
+    /** Net of returns: may go below 0 in one shard (a return on another card's shard than its award's). */
+    points: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.shard] })],
+);
+
+/** A campaign's counters as the API shows them and as limits are checked: its row's plus its shards'. */
+export const campaignTotalsSql = (alias: string) => ({
+  uses: sql.raw(`(${alias}.uses_count + coalesce((select sum(k.uses) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::int`),
+  points: sql.raw(`(${alias}.points_awarded + coalesce((select sum(k.points) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::int`),
+});

@@ -138,11 +138,17 @@ export async function evaluateBasket(
   now: Date,
   forPreview: boolean,
 ): Promise<Result<BasketEvaluation & { campaigns: CampaignFacts[]; firstPurchase: boolean; receiptUsed: boolean }>> {
-  const { matched, foreign } = await basket.matchProducts(
-    exec,
+  const loaded = await basket.load(exec, {
     partnerId,
-    input.lines.map((l) => ({ position: l.position, productId: l.productId, sku: l.sku, ean: l.ean })),
-  );
+    partnerCardId: ctx.partnerCardId,
+    cardId: ctx.card?.id ?? null,
+    now,
+    forPreview,
+    shopId: input.shopId,
+    receiptNumber: input.receiptNumber,
+    lines: input.lines.map((l) => ({ position: l.position, productId: l.productId, sku: l.sku, ean: l.ean })),
+  });
+  const { matched, foreign } = loaded;
   if (foreign.length > 0) {
     // Another partner's product is refused like one that does not exist: its existence is not told.
     const fields = Object.fromEntries(foreign.map((pos) => [`items.${pos - 1}.product_id`, [{ key: 'points.product_not_owned' as const }]]));
@@ -163,14 +169,6 @@ export async function evaluateBasket(
             product: m ? { id: m.id, sku: m.sku, categoryIds: m.categoryIds } : null,
           };
         });
-  const loaded = await basket.loadCampaigns(exec, {
-    partnerCardId: ctx.partnerCardId,
-    cardId: ctx.card?.id ?? null,
-    now,
-    forPreview,
-    shopId: input.shopId,
-    receiptNumber: input.receiptNumber,
-  });
   const evaluation = run(ctx, input, lines, loaded.campaigns, loaded.firstPurchase, now);
   return ok({
     evaluation,
@@ -291,7 +289,7 @@ export async function awardBasket(
       points: items[i]!.points,
     })),
     sources: sourcesOf(lines, evaluation),
-    campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day })),
+    campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day, limited: locked.has(c.campaignId) })),
   });
   if (!written) return receiptUsed(input.receiptNumber);
   card.pointsBalance = balanceAfter;

@@ -4,8 +4,10 @@
 // and the card's per-day uses — so that a failure leaves nothing half-written and the
 // campaign rows the award updates stay locked only from that statement to the commit.
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../infra/db/index.js';
+import { executePrepared, type Executor } from '../../infra/db/index.js';
+import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import type { CampaignFacts } from '../campaigns/evaluate.js';
+import type { LockedCard } from './points.repository.js';
 
 interface Rows<T> {
   rows: T[];
@@ -30,6 +32,31 @@ export interface MatchedProduct {
   sku: string | null;
   /** Its categories and every ancestor of them. */
   categoryIds: number[];
+}
+
+interface CardRow {
+  id: number;
+  partner_id: number;
+  customer_id: number;
+  partner_card_id: number;
+  points_balance: number;
+  points_debt: number;
+  next_ms: number | null;
+  shop_ok: boolean;
+  is_active: boolean;
+  points_enabled: boolean;
+  ppc: string;
+  ca: string;
+  round_points_up: boolean;
+  min_points_per_purchase: number;
+  max_points_per_purchase: number | null;
+  points_per_visit: number;
+  points_expiration_days: number | null;
+  points_redemption_enabled: boolean;
+  ppcr: string;
+  car: string;
+  min_points_for_redemption: number;
+  max_points_per_redemption: number | null;
 }
 
 interface CampaignRow {
@@ -105,12 +132,6 @@ function campaignFacts(r: CampaignRow): CampaignFacts {
   };
 }
 
-const campaignColumns = sql`c.id, c.name, c.is_active,
-  (extract(epoch from c.starts_at) * 1000)::float8 as starts_ms, (extract(epoch from c.ends_at) * 1000)::float8 as ends_ms,
-  c.days_of_week, c.from_time, c.to_time, c.time_zone, c.shop_ids, c.tier_ids, c.min_amount::text as min_amount,
-  c.product_ids, c.category_ids, c.skus, c.first_purchase_only, c.effect_type, c.effect_value::text as effect_value,
-  c.priority, c.exclusive, c.limit_per_customer, c.limit_per_customer_per_day, c.limit_uses, c.points_budget,
-  c.uses_count, c.points_awarded`;
 
 export interface PurchaseWrite {
   partnerId: number;
@@ -138,38 +159,150 @@ export interface PurchaseWrite {
     points: number;
   }>;
   sources: Array<{ position: number; source: 'base' | 'tier' | 'campaign'; campaignId: number; ordinal: number; points: number }>;
-  /** Campaigns applied: one use each, and their points. */
-  campaigns: Array<{ id: number; points: number; day: string }>;
+  /** Campaigns applied: one use each, and their points; `limited` ones (uses or budget) move their row, the others their shard. */
+  campaigns: Array<{ id: number; points: number; day: string; limited: boolean }>;
 }
+
+export interface BasketLoad {
+  campaigns: CampaignFacts[];
+  firstPurchase: boolean;
+  receiptUsed: boolean;
+  matched: MatchedProduct[];
+  /** Positions whose product_id is not one of the partner's products at all. */
+  foreign: number[];
+}
+
+const totals = campaignTotalsSql('c');
 
 export const basketRepository = {
   /**
-   * The programme's campaigns the evaluator may apply (`forPreview`: every active one, so
-   * that the preview can say why it skipped those outside their dates), each with the card's
-   * uses; whether the card has an earlier purchase; whether the receipt was used at the shop.
+   * The card, locked (FOR UPDATE) unless `lock` is false (a preview), with its programme's
+   * rules and whether `shopId` is one of the partner's shops: one prepared round trip.
    */
-  async loadCampaigns(
-    db: Executor,
-    q: { partnerCardId: number; cardId: number | null; now: Date; forPreview: boolean; shopId: number; receiptNumber: string | null },
-  ): Promise<{ campaigns: CampaignFacts[]; firstPurchase: boolean; receiptUsed: boolean }> {
-    const now = q.now.toISOString();
-    const dates = q.forPreview ? sql`true` : sql`(c.starts_at is null or c.starts_at <= ${now}::timestamptz) and (c.ends_at is null or c.ends_at > ${now}::timestamptz)`;
-    const cardUses =
-      q.cardId === null
-        ? sql`null::json`
-        : sql`(select coalesce(json_agg(json_build_array(u.day::text, u.uses)), '[]'::json) from campaign_card_uses u where u.campaign_id = c.id and u.card_id = ${q.cardId})`;
-    const result = await db.execute(sql`
-      select ${campaignColumns}, ${cardUses} as card_uses,
-             ${q.cardId === null ? sql`false` : sql`exists (select 1 from points_transactions p where p.card_id = ${q.cardId} and p.type = 'purchase')`} as has_purchase,
-             ${q.receiptNumber === null ? sql`false` : sql`exists (select 1 from points_transactions p where p.shop_id = ${q.shopId} and p.receipt_number = ${q.receiptNumber} and p.type = 'purchase')`} as receipt_used
-      from (select 1) one
-      left join campaigns c on c.partner_card_id = ${q.partnerCardId} and c.deleted_at is null and c.is_active and ${dates}
-      order by c.priority desc, c.id`);
-    const rows = rowsOf<CampaignRow & { has_purchase: boolean; receipt_used: boolean }>(result);
+  async card(db: Executor, partnerId: number, cardId: number, shopId: number, lock: boolean): Promise<LockedCard | undefined> {
+    const query = sql`
+      select c.id, c.partner_id, c.customer_id, c.partner_card_id, c.points_balance, c.points_debt,
+             (extract(epoch from c.next_expiry_at) * 1000)::float8 as next_ms,
+             exists (select 1 from shops s where s.id = ${shopId} and s.partner_id = c.partner_id) as shop_ok,
+             (pc.is_active and pc.deleted_at is null) as is_active, pc.points_enabled, pc.points_per_currency::text as ppc,
+             pc.currency_amount::text as ca, pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase,
+             pc.points_per_visit, pc.points_expiration_days, pc.points_redemption_enabled,
+             pc.points_per_currency_redemption::text as ppcr, pc.currency_amount_redemption::text as car,
+             pc.min_points_for_redemption, pc.max_points_per_redemption
+      from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
+      where c.id = ${cardId} and c.partner_id = ${partnerId}`;
+    const [r] = await executePrepared<CardRow>(db, lock ? sql`${query} for update of c` : query);
+    if (!r) return undefined;
+    const n = (v: number | null) => (v === null ? null : Number(v));
     return {
-      campaigns: rows.filter((r) => r.id !== null).map(campaignFacts),
-      firstPurchase: !(rows[0]?.has_purchase ?? false),
-      receiptUsed: rows[0]?.receipt_used ?? false,
+      id: Number(r.id),
+      partnerId: Number(r.partner_id),
+      customerId: Number(r.customer_id),
+      partnerCardId: Number(r.partner_card_id),
+      pointsBalance: Number(r.points_balance),
+      pointsDebt: Number(r.points_debt),
+      nextExpiryAt: r.next_ms === null ? null : new Date(Number(r.next_ms)),
+      shopOk: r.shop_ok,
+      programme: {
+        isActive: r.is_active,
+        pointsEnabled: r.points_enabled,
+        pointsPerCurrency: r.ppc,
+        currencyAmount: r.ca,
+        roundPointsUp: r.round_points_up,
+        minPointsPerPurchase: Number(r.min_points_per_purchase),
+        maxPointsPerPurchase: n(r.max_points_per_purchase),
+        pointsPerVisit: Number(r.points_per_visit),
+        pointsExpirationDays: n(r.points_expiration_days),
+        pointsRedemptionEnabled: r.points_redemption_enabled,
+        pointsPerCurrencyRedemption: r.ppcr,
+        currencyAmountRedemption: r.car,
+        minPointsForRedemption: Number(r.min_points_for_redemption),
+        maxPointsPerRedemption: n(r.max_points_per_redemption),
+      },
+    };
+  },
+
+  /**
+   * Everything the evaluator needs, in ONE prepared statement: the basket lines' catalogue
+   * products (by product_id, else sku, else ean; active ones; the lowest id when several share
+   * a sku or ean) with their categories and every ancestor; the programme's campaigns
+   * (`forPreview`: every active one, so that a preview can say why it skipped those outside
+   * their dates), each with its counters and the card's uses; whether the card has an earlier
+   * purchase; whether the receipt was used at the shop.
+   */
+  async load(
+    db: Executor,
+    q: {
+      partnerId: number;
+      partnerCardId: number;
+      cardId: number | null;
+      now: Date;
+      forPreview: boolean;
+      shopId: number;
+      receiptNumber: string | null;
+      lines: readonly LineLookup[];
+    },
+  ): Promise<BasketLoad> {
+    const now = q.now.toISOString();
+    const L = q.lines;
+    const [row] = await executePrepared<{
+      products: Array<[number, number | null, boolean, string | null, number[]]>;
+      campaigns: CampaignRow[];
+      has_purchase: boolean;
+      receipt_used: boolean;
+    }>(
+      db,
+      sql`
+      with recursive l as (
+        select * from unnest(${intArray(L.map((l) => l.position))}::int[], ${intArray(L.map((l) => l.productId ?? 0))}::int[],
+                             ${textArray(L.map((l) => l.sku))}::text[], ${textArray(L.map((l) => l.ean))}::text[]) as l(pos, pid, sku, ean)
+      ), m as (
+        select l.pos,
+          case when l.pid <> 0 then (select p.id from catalog_products p where p.id = l.pid and p.partner_id = ${q.partnerId} and p.is_active)
+               when l.sku is not null then (select min(p.id) from catalog_products p where p.partner_id = ${q.partnerId} and p.sku = l.sku and p.is_active)
+               when l.ean is not null then (select min(p.id) from catalog_products p where p.partner_id = ${q.partnerId} and p.ean = l.ean and p.is_active)
+          end as product_id,
+          (l.pid <> 0 and not exists (select 1 from catalog_products p where p.id = l.pid and p.partner_id = ${q.partnerId})) as foreign_id
+        from l
+      ), up(product_id, category_id) as (
+        select pc.product_id, pc.category_id from catalog_product_categories pc where pc.product_id in (select product_id from m)
+        union
+        select up.product_id, c.parent_id from up join catalog_categories c on c.id = up.category_id where c.parent_id is not null
+      )
+      select
+        (select coalesce(json_agg(json_build_array(m.pos, m.product_id, m.foreign_id, p.sku,
+                  (select coalesce(array_agg(up.category_id), '{}') from up where up.product_id = m.product_id)) order by m.pos), '[]'::json)
+           from m left join catalog_products p on p.id = m.product_id) as products,
+        (select coalesce(json_agg(json_build_object(
+             'id', c.id, 'name', c.name, 'is_active', c.is_active,
+             'starts_ms', (extract(epoch from c.starts_at) * 1000)::float8, 'ends_ms', (extract(epoch from c.ends_at) * 1000)::float8,
+             'days_of_week', c.days_of_week, 'from_time', c.from_time, 'to_time', c.to_time, 'time_zone', c.time_zone,
+             'shop_ids', c.shop_ids, 'tier_ids', c.tier_ids, 'min_amount', c.min_amount::text, 'product_ids', c.product_ids,
+             'category_ids', c.category_ids, 'skus', c.skus, 'first_purchase_only', c.first_purchase_only,
+             'effect_type', c.effect_type, 'effect_value', c.effect_value::text, 'priority', c.priority, 'exclusive', c.exclusive,
+             'limit_per_customer', c.limit_per_customer, 'limit_per_customer_per_day', c.limit_per_customer_per_day,
+             'limit_uses', c.limit_uses, 'points_budget', c.points_budget, 'uses_count', ${totals.uses}, 'points_awarded', ${totals.points},
+             'card_uses', case when ${q.cardId}::int is null then null else
+               (select coalesce(json_agg(json_build_array(u.day::text, u.uses)), '[]'::json) from campaign_card_uses u
+                 where u.campaign_id = c.id and u.card_id = ${q.cardId}::int) end
+           ) order by c.priority desc, c.id), '[]'::json)
+           from campaigns c
+           where c.partner_card_id = ${q.partnerCardId} and c.deleted_at is null and c.is_active
+             and (${q.forPreview}::boolean or ((c.starts_at is null or c.starts_at <= ${now}::timestamptz) and (c.ends_at is null or c.ends_at > ${now}::timestamptz)))
+        ) as campaigns,
+        (${q.cardId}::int is not null and exists (select 1 from points_transactions t where t.card_id = ${q.cardId}::int and t.type = 'purchase')) as has_purchase,
+        (${q.receiptNumber}::text is not null and exists (select 1 from points_transactions t
+           where t.shop_id = ${q.shopId} and t.receipt_number = ${q.receiptNumber}::text and t.type = 'purchase')) as receipt_used`,
+    );
+    const products = row?.products ?? [];
+    return {
+      campaigns: (row?.campaigns ?? []).map(campaignFacts),
+      firstPurchase: !(row?.has_purchase ?? false),
+      receiptUsed: row?.receipt_used ?? false,
+      matched: products
+        .filter((p) => p[1] !== null)
+        .map(([pos, id, , sku, categoryIds]) => ({ position: Number(pos), id: Number(id), sku, categoryIds: categoryIds.map(Number) })),
+      foreign: products.filter((p) => p[2]).map((p) => Number(p[0])),
     };
   },
 
@@ -178,51 +311,12 @@ export const basketRepository = {
    * awards cannot deadlock on them) and read their counters as they are now.
    */
   async lockCounters(db: Executor, ids: number[]): Promise<Map<number, { usesCount: number; pointsAwarded: number }>> {
-    const result = await db.execute(sql`
-      select id, uses_count, points_awarded from campaigns where id = any(${intArray([...ids].sort((a, b) => a - b))}::int[]) order by id for update`);
-    return new Map(
-      rowsOf<{ id: number; uses_count: number; points_awarded: number }>(result).map((r) => [
-        Number(r.id),
-        { usesCount: Number(r.uses_count), pointsAwarded: Number(r.points_awarded) },
-      ]),
+    const rows = await executePrepared<{ id: number; uses: number; points: number }>(
+      db,
+      sql`select c.id, ${totals.uses} as uses, ${totals.points} as points from campaigns c
+          where c.id = any(${intArray([...ids].sort((a, b) => a - b))}::int[]) order by c.id for update of c`,
     );
-  },
-
-  /**
-   * The partner's catalogue products of basket lines: by product_id, else sku, else ean
-   * (active products only; the lowest id when several share a sku or ean), with their
-   * categories and every ancestor. `foreign` lists the positions whose product_id is not
-   * one of the partner's products at all.
-   */
-  async matchProducts(db: Executor, partnerId: number, lines: readonly LineLookup[]): Promise<{ matched: MatchedProduct[]; foreign: number[] }> {
-    if (lines.length === 0) return { matched: [], foreign: [] };
-    const result = await db.execute(sql`
-      with l as (
-        select * from unnest(${intArray(lines.map((l) => l.position))}::int[], ${intArray(lines.map((l) => l.productId ?? 0))}::int[],
-                             ${textArray(lines.map((l) => l.sku))}::text[], ${textArray(lines.map((l) => l.ean))}::text[]) as l(pos, pid, sku, ean)
-      ), m as (
-        select l.pos, l.pid,
-          case when l.pid <> 0 then (select p.id from catalog_products p where p.id = l.pid and p.partner_id = ${partnerId} and p.is_active)
-               when l.sku is not null then (select min(p.id) from catalog_products p where p.partner_id = ${partnerId} and p.sku = l.sku and p.is_active)
-               when l.ean is not null then (select min(p.id) from catalog_products p where p.partner_id = ${partnerId} and p.ean = l.ean and p.is_active)
-          end as product_id,
-          (l.pid <> 0 and not exists (select 1 from catalog_products p where p.id = l.pid and p.partner_id = ${partnerId})) as foreign_id
-        from l
-      )
-      select m.pos, m.product_id, m.foreign_id, p.sku,
-        (with recursive up(id) as (
-           select pc.category_id from catalog_product_categories pc where pc.product_id = m.product_id
-           union
-           select c.parent_id from catalog_categories c join up on c.id = up.id where c.parent_id is not null
-         ) select coalesce(array_agg(id), '{}') from up) as category_ids
-      from m left join catalog_products p on p.id = m.product_id`);
-    const rows = rowsOf<{ pos: number; product_id: number | null; foreign_id: boolean; sku: string | null; category_ids: number[] }>(result);
-    return {
-      matched: rows
-        .filter((r) => r.product_id !== null)
-        .map((r) => ({ position: Number(r.pos), id: Number(r.product_id), sku: r.sku, categoryIds: r.category_ids.map(Number) })),
-      foreign: rows.filter((r) => r.foreign_id).map((r) => Number(r.pos)),
-    };
+    return new Map(rows.map((r) => [Number(r.id), { usesCount: Number(r.uses), pointsAwarded: Number(r.points) }]));
   },
 
   /** The purchase in one statement; undefined when its receipt number was already used at the shop. */
@@ -231,7 +325,9 @@ export const basketRepository = {
     const L = w.lines;
     const S = w.sources;
     const C = w.campaigns;
-    const result = await db.execute(sql`
+    const R = C.filter((c) => c.limited);
+    const U = C.filter((c) => !c.limited);
+    const rows = await executePrepared<{ id: number }>(db, sql`
       with t as (
         insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
         values (${w.partnerId}, ${w.cardId}, ${w.customerId}, ${w.shopId}, 'purchase', ${w.points}, ${w.amount}::numeric, ${w.balanceAfter},
@@ -260,13 +356,20 @@ export const basketRepository = {
         select t.id, s.* from t, unnest(${intArray(S.map((s) => s.position))}::int[], ${textArray(S.map((s) => s.source))}::text[],
           ${intArray(S.map((s) => s.campaignId))}::int[], ${intArray(S.map((s) => s.ordinal))}::int[], ${intArray(S.map((s) => s.points))}::int[]) as s
       ), locked as (
-        -- Every award takes its campaigns' row locks in id order: two awards applying the same
-        -- campaigns cannot deadlock (an UPDATE alone locks in whatever order its plan reads).
-        select id from campaigns where id = any(${intArray(C.map((c) => c.id))}::int[]) and exists (select 1 from t) order by id for update
+        -- Limited campaigns (their rows were locked and read again by lockCounters): the row
+        -- moves. Every award takes these row locks in id order, so two cannot deadlock.
+        select id from campaigns where id = any(${intArray(R.map((c) => c.id))}::int[]) and exists (select 1 from t) order by id for update
       ), counters as (
         update campaigns set uses_count = campaigns.uses_count + 1, points_awarded = campaigns.points_awarded + c.points
-        from unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as c(id, points)
+        from unnest(${intArray(R.map((c) => c.id))}::int[], ${intArray(R.map((c) => c.points))}::int[]) as c(id, points)
         where campaigns.id = c.id and campaigns.id in (select id from locked)
+      ), shards as (
+        -- Campaigns without uses or budget: the card's shard moves, no hot row to queue on.
+        insert into campaign_counters (campaign_id, shard, uses, points)
+        select c.id, ${w.cardId % CAMPAIGN_COUNTER_SHARDS}, 1, c.points
+        from t, unnest(${intArray(U.map((c) => c.id))}::int[], ${intArray(U.map((c) => c.points))}::int[]) as c(id, points)
+        order by c.id
+        on conflict (campaign_id, shard) do update set uses = campaign_counters.uses + 1, points = campaign_counters.points + excluded.points
       ), uses as (
         insert into campaign_card_uses (campaign_id, card_id, day, uses)
         select c.id, ${w.cardId}, c.day::date, 1 from t, unnest(${intArray(C.map((c) => c.id))}::int[], ${textArray(C.map((c) => c.day))}::text[]) as c(id, day)
@@ -278,7 +381,7 @@ export const basketRepository = {
         where id = ${w.cardId} and exists (select 1 from t)
       )
       select t.id from t`);
-    const [row] = rowsOf<{ id: number }>(result);
+    const [row] = rows;
     return row ? { id: Number(row.id) } : undefined;
   },
 };

@@ -8,7 +8,9 @@
 //   a purchase's returns take back at most its points: Σ returns' points ≥ −purchase points
 //   a deduction's returns give back at most what it took: Σ returns' points ≤ −deduction points
 //   a line's returned quantity ≤ its quantity; a source's returned points ≤ its points
-//   campaign.points_awarded = Σ (points − returned_points) of its sources rows
+//   campaign.points_awarded = Σ (points − returned_points) of its sources rows, and uses_count
+//   = the purchases with a row of it (both: the row's counter plus its shards')
+import { campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 
@@ -24,7 +26,8 @@ export interface LedgerDifference {
     | 'returns_vs_deduction'
     | 'line_returned'
     | 'source_returned'
-    | 'campaign_points';
+    | 'campaign_points'
+    | 'campaign_uses';
   card_id?: number;
   lot_id?: number;
   transaction_id?: number;
@@ -32,6 +35,8 @@ export interface LedgerDifference {
   expected: number;
   actual: number;
 }
+
+const campaignTotals = campaignTotalsSql('c');
 
 const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof sql> }> = [
   {
@@ -102,12 +107,21 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
       where s.returned_points > s.points or s.returned_points < 0`,
   },
   {
+    // A campaign's counters are its row's plus its shards' (campaigns.tables.ts).
     check: 'campaign_points',
-    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::int as expected, c.points_awarded as actual
+    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::int as expected, ${campaignTotals.points} as actual
       from campaigns c left join (
         select campaign_id, sum(points - returned_points) as total from points_transaction_sources where source = 'campaign' group by campaign_id
       ) s on s.campaign_id = c.id
-      where c.points_awarded <> coalesce(s.total, 0)`,
+      where ${campaignTotals.points} <> coalesce(s.total, 0)`,
+  },
+  {
+    check: 'campaign_uses',
+    query: sql`select c.id as campaign_id, coalesce(s.uses, 0)::int as expected, ${campaignTotals.uses} as actual
+      from campaigns c left join (
+        select campaign_id, count(distinct transaction_id) as uses from points_transaction_sources where source = 'campaign' group by campaign_id
+      ) s on s.campaign_id = c.id
+      where ${campaignTotals.uses} <> coalesce(s.uses, 0)`,
   },
 ];
 

@@ -29,6 +29,8 @@ import { redemptionValue } from './points-rules.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
+import { RecentKeys } from '../../shared/recent-keys.js';
+import { basketRepository as basket } from './basket.repository.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
@@ -37,6 +39,13 @@ export const MAX_BALANCE = 2_000_000_000;
 const DAY_MS = 86_400_000;
 /** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
 const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
+
+/**
+ * How long an award remembers that its partner runs campaigns. Only ever a shortcut to the
+ * engine, which gives the same answer as the one-statement path when no campaign is live:
+ * a partner whose campaigns all ended pays one engine award per card for at most this long.
+ */
+const CAMPAIGN_HINT_MS = 10_000;
 
 /** One card's awards in one transaction at most (its row stays locked until the commit). */
 const MAX_CARD_BATCH = 32;
@@ -194,6 +203,9 @@ export class PointsLedger {
     failsAll: isDatabaseUnavailable,
   });
 
+  /** Partners whose programmes ran a campaign a moment ago (a hint only: the engine reads the campaigns afresh). */
+  private readonly campaignPartners = new RecentKeys<number>(CAMPAIGN_HINT_MS, 10_000);
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -222,7 +234,7 @@ export class PointsLedger {
       maxBalance: MAX_BALANCE,
     };
     const engine = async (tx: Executor): Promise<Result<AwardView>> => {
-      const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
+      const card = await basket.card(tx, partnerId, input.cardId, input.shopId, true);
       if (!card) return cardNotFound();
       if (!card.shopOk) return shopNotFound();
       if (!card.programme.isActive) return programmeInactive();
@@ -237,7 +249,9 @@ export class PointsLedger {
       });
     };
     const award: AwardStep = async (exec, inTransaction) => {
-      if (basketInput.lines.length > 0) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      // A basket, or a partner seen running campaigns a moment ago: straight to the engine
+      // (which reads the campaigns afresh) instead of a one-statement attempt that would refuse.
+      if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec) : this.db.transaction(engine);
       const result = await repo.award(exec, statement);
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
@@ -248,7 +262,8 @@ export class PointsLedger {
           breakdown: [{ source: 'base', campaign_id: null, name: null, points, line_ids: [] }],
         });
       }
-      if (result.due || (result.engine && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      if (result.campaigns) this.campaignPartners.remember(partnerId);
+      if (result.due || ((result.campaigns || result.debt) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
       // Nothing was written: say why, in the order a client fixes things.
       if (!result.shopOk) return shopNotFound();
       if (!result.active) return programmeInactive();
@@ -272,13 +287,13 @@ export class PointsLedger {
     const basketInput: BasketInput = { shopId: input.shopId, amount: input.amount, lines: input.lines ?? [], receiptNumber: null };
     let ctx: BasketContext;
     if (input.cardId !== null) {
-      let card = await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false);
+      let card = await basket.card(this.db, partnerId, input.cardId, input.shopId, false);
       if (!card) return cardNotFound();
       if (!card.shopOk) return shopNotFound();
       if (!card.programme.isActive) return programmeInactive();
       // Lots past their expiry are expired first (as any read of the balance does), so the
       // balance after is the one the award would leave.
-      if (await this.refreshCard(card.id, card.nextExpiryAt)) card = (await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false))!;
+      if (await this.refreshCard(card.id, card.nextExpiryAt)) card = (await basket.card(this.db, partnerId, input.cardId, input.shopId, false))!;
       ctx = { card, programme: card.programme, partnerCardId: card.partnerCardId };
     } else {
       const programme = await repo.programme(this.db, partnerId, input.partnerCardId!, input.shopId);

@@ -164,7 +164,8 @@ export const pointsRepository = {
       points_balance: number;
       active: boolean;
       due: boolean;
-      engine: boolean;
+      campaigns: boolean;
+      debt: boolean;
       shop_ok: boolean;
       points: string;
       tx_id: number | null;
@@ -174,9 +175,10 @@ export const pointsRepository = {
         select c.id, c.customer_id, c.points_balance,
                (pc.is_active and pc.deleted_at is null) as active,
                (c.next_expiry_at is not null and c.next_expiry_at <= ${now}::timestamptz) as due,
-               -- A debt to pay off or a live campaign: the basket engine awards instead (basket-award.ts).
-               (c.points_debt > 0 or exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
-                  and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz))) as engine,
+               -- A live campaign or a debt to pay off: the basket engine awards instead (basket-award.ts).
+               exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
+                  and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz)) as campaigns,
+               c.points_debt > 0 as debt,
                pc.points_expiration_days as exp_days,
                exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
                case when not pc.points_enabled then 0::numeric else least(greatest(
@@ -193,7 +195,7 @@ export const pointsRepository = {
         select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
                ${a.receiptNumber}, ${now}::timestamptz
         from card
-        where active and shop_ok and not due and not engine and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
+        where active and shop_ok and not due and not campaigns and not debt and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
         on conflict do nothing
         returning id, points, balance_after
       ), new_lot as (
@@ -207,7 +209,7 @@ export const pointsRepository = {
                updated_at = ${now}::timestamptz
         from t where loyalty_cards.id = ${a.cardId}
       )
-      select card.customer_id, card.points_balance, card.active, card.due, card.engine, card.shop_ok, card.points::text as points,
+      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt, card.shop_ok, card.points::text as points,
              t.id as tx_id, t.balance_after
       from card left join t on true`);
     if (!row) return undefined;
@@ -216,7 +218,8 @@ export const pointsRepository = {
       pointsBalance: Number(row.points_balance),
       active: row.active,
       due: row.due,
-      engine: row.engine,
+      campaigns: row.campaigns,
+      debt: row.debt,
       shopOk: row.shop_ok,
       points: BigInt(row.points),
       transactionId: row.tx_id === null ? null : Number(row.tx_id),
@@ -468,8 +471,10 @@ export interface AwardStatementResult {
   active: boolean;
   /** A lot of the card is past its expiry: expire first, then award. */
   due: boolean;
-  /** The card owes points or its programme runs a campaign: the basket engine awards. */
-  engine: boolean;
+  /** The card's programme runs a campaign: the basket engine awards. */
+  campaigns: boolean;
+  /** The card owes points (a return took more than its balance): the basket engine awards. */
+  debt: boolean;
   shopOk: boolean;
   points: bigint;
   /** Set when the award was written. */

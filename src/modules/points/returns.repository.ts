@@ -5,6 +5,7 @@
 // is read here is what is written back.
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
+import { CAMPAIGN_COUNTER_SHARDS } from '../campaigns/campaigns.tables.js';
 import type { PointsSource } from './points.tables.js';
 
 interface Rows<T> {
@@ -42,6 +43,8 @@ export interface ReturnSource {
 
 export interface ReturnApply {
   transactionId: number;
+  /** The purchase's card: its counter shard takes the campaigns' points back. */
+  cardId: number;
   /** Quantity (numeric text) to add to each line's returned_quantity. */
   lines: Array<{ position: number; quantity: string }>;
   /** Points to add to each source's returned_points. */
@@ -112,8 +115,8 @@ export const returnsRepository = {
   },
 
   /**
-   * The return's bookkeeping in one statement. The campaigns are locked in id order first, as
-   * an award locks them (basket.repository.ts lockCounters), so the two never deadlock.
+   * The return's bookkeeping in one statement: lines, sources, and the campaigns' points back
+   * through the card's counter shard (no campaign row is locked by a return).
    */
   async apply(db: Executor, a: ReturnApply): Promise<void> {
     const L = a.lines;
@@ -130,12 +133,14 @@ export const returnsRepository = {
                     ${intArray(S.map((s) => s.campaignId))}::int[], ${intArray(S.map((s) => s.points))}::int[]) as u(pos, source, cid, n)
         where points_transaction_sources.transaction_id = ${a.transactionId} and points_transaction_sources.position = u.pos
           and points_transaction_sources.source = u.source and points_transaction_sources.campaign_id = u.cid
-      ), locked as (
-        select id from campaigns where id = any(${intArray(C.map((c) => c.id))}::int[]) order by id for update
-      ), budgets as (
-        update campaigns set points_awarded = campaigns.points_awarded - u.n
-        from unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as u(id, n), locked
-        where campaigns.id = u.id and locked.id = u.id
+      ), shards as (
+        -- Budget given back through the card's counter shard (campaigns.tables.ts): the
+        -- campaign's total is its row plus its shards, and no return waits on a hot row.
+        insert into campaign_counters (campaign_id, shard, uses, points)
+        select u.id, ${a.cardId % CAMPAIGN_COUNTER_SHARDS}, 0, -u.n
+        from unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as u(id, n)
+        order by u.id
+        on conflict (campaign_id, shard) do update set points = campaign_counters.points + excluded.points
       )
       select 1`);
   },

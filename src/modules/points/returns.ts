@@ -150,7 +150,7 @@ async function returnPurchase(
   // The sources of each returned line. A fast-path purchase has none: its base row is written now.
   let sources = basis.sources;
   if (basis.lines.length === 0 && !sources.some((s) => s.position === 0)) sources = [await returns.ensureBaseSource(tx, purchase.id, purchase.points)];
-  const apply: ReturnApply = { transactionId: purchase.id, lines: [], sources: [], campaigns: [] };
+  const apply: ReturnApply = { transactionId: purchase.id, cardId: purchase.cardId, lines: [], sources: [], campaigns: [] };
   const budgets = new Map<number, number>();
   let taken = 0;
   let amountUnits = 0n;
@@ -174,26 +174,39 @@ async function returnPurchase(
   }
   apply.campaigns = [...budgets].map(([campaignId, points]) => ({ id: campaignId, points }));
 
-  // From the purchase's own lot first, then other lots in spending order; the rest is debt.
+  // Points of the purchase's lot that expired were taken from the customer already: returns
+  // do not take them again (as `reverse` does not). What earlier returns let go of that way is
+  // their sources' returned points less what their entries took.
   const lot = await repo.lotOf(tx, purchase.id);
+  let forgiven = 0;
+  if (lot) {
+    const expired = await repo.expiredFromLot(tx, lot.id);
+    if (expired > 0) {
+      const forgivenBefore = sources.reduce((sum, x) => sum + x.returnedPoints, 0) + settled.points;
+      forgiven = Math.min(taken, Math.max(0, expired - forgivenBefore));
+    }
+  }
+  const owed = taken - forgiven;
+
+  // From the purchase's own lot first, then other lots in spending order; the rest is debt.
   const draws: Draw[] = [];
   const exhausted: number[] = [];
-  if (lot && lot.remaining > 0 && taken > 0) {
-    const take = Math.min(lot.remaining, taken);
+  if (lot && lot.remaining > 0 && owed > 0) {
+    const take = Math.min(lot.remaining, owed);
     draws.push({ lotId: lot.id, points: take });
     if (take === lot.remaining) exhausted.push(lot.id);
   }
   let drawn = draws.reduce((s, d) => s + d.points, 0);
-  if (drawn < taken) {
-    const more = await ledger.fifoDraws(tx, card.id, taken - drawn, lot?.id ?? null);
+  if (drawn < owed) {
+    const more = await ledger.fifoDraws(tx, card.id, owed - drawn, lot?.id ?? null);
     draws.push(...more.draws);
     exhausted.push(...more.exhausted);
     drawn += more.total;
   }
-  const debt = taken - drawn;
+  const debt = owed - drawn;
   const entry = ledger.entry(card, now, {
     type: 'return',
-    points: -taken,
+    points: -owed,
     shopId: purchase.shopId,
     amount: formatAmount(-amountUnits),
     receiptNumber: input.receiptNumber,
