@@ -306,6 +306,25 @@ describe('returns', () => {
     assert.equal(await balanceOf(t, p, card), 4);
   });
 
+  it('points of the purchase that expired are not taken again by its returns', async () => {
+    const expiring = await createProgramme(t, p.id, { ...rules, pointsExpirationDays: 30 });
+    const card = await newCard(expiring);
+    const purchase = await earn({ card_id: card, amount: 10 });
+    clock.advanceDays(31);
+    const kept = await adjust(card, 5);
+    assert.equal(kept.balance_after, 5, 'the purchase\'s 10 points expired');
+    const r1 = await ret(purchase.id, { amount: 6 });
+    assert.equal(r1.status, 201, r1.text);
+    assert.equal(r1.body.data.points, 0, 'the 6 points were already gone by expiry');
+    const r2 = await ret(purchase.id, { amount: 4 });
+    assert.equal(r2.body.data.points, 0);
+    const view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [5, 0]);
+    const rev = await reverse(purchase.id);
+    assert.equal(rev.body.data.points, 0);
+    assert.equal(await balanceOf(t, p, card), 5);
+  });
+
   it('a replay with its Idempotency-Key answers the same and changes nothing', async () => {
     const card = await newCard(plain);
     const purchase = await earn({ card_id: card, amount: 10 });
