@@ -154,7 +154,10 @@ export interface CounterCheck {
 /** Each campaign's counters against its breakdown rows: points = Σ sources, uses = awards with a row, points ≤ budget. */
 export async function checkCounters(db: pg.Client, ids: number[]): Promise<CounterCheck[]> {
   const { rows } = await db.query<{ id: number; name: string; points_budget: number | null; points_awarded: number; uses_count: number; sum: string; awards: string }>(
-    `select c.id, c.name, c.points_budget, c.points_awarded, c.uses_count,
+    // A campaign's counters are its row's plus its shards' (src/modules/campaigns/campaigns.tables.ts).
+    `select c.id, c.name, c.points_budget,
+            (c.points_awarded + coalesce((select sum(k.points) from campaign_counters k where k.campaign_id = c.id), 0))::int as points_awarded,
+            (c.uses_count + coalesce((select sum(k.uses) from campaign_counters k where k.campaign_id = c.id), 0))::int as uses_count,
             coalesce((select sum(s.points) from points_transaction_sources s where s.source = 'campaign' and s.campaign_id = c.id), 0) as sum,
             (select count(distinct s.transaction_id) from points_transaction_sources s where s.source = 'campaign' and s.campaign_id = c.id) as awards
      from campaigns c where c.id = any($1::int[]) order by c.id`,
@@ -207,17 +210,16 @@ export async function sampleLockWaits<T>(url: string, during: () => Promise<T>):
   }
 }
 
-const STEPS = ['BEGIN', 'lockCard', 'matchProducts', 'loadCampaigns', 'lockCounters', 'writePurchase', 'COMMIT', 'other'] as const;
+const STEPS = ['BEGIN', 'lockCard', 'load', 'lockCounters', 'writePurchase', 'COMMIT', 'other'] as const;
 type Step = (typeof STEPS)[number];
 
 function stepOf(text: string): Step {
   if (/^\s*begin/i.test(text)) return 'BEGIN';
   if (/^\s*commit/i.test(text)) return 'COMMIT';
   if (/with t as \(\s*insert into points_transactions/.test(text)) return 'writePurchase';
-  if (/for update of "loyalty_cards"/i.test(text)) return 'lockCard';
-  if (/with l as \(/.test(text)) return 'matchProducts';
-  if (/campaign_card_uses u/.test(text)) return 'loadCampaigns';
-  if (/order by id for update/.test(text)) return 'lockCounters';
+  if (/from loyalty_cards c join partner_cards pc/.test(text)) return 'lockCard';
+  if (/with recursive l as \(/.test(text)) return 'load';
+  if (/order by c\.id for update of c/.test(text)) return 'lockCounters';
   return 'other';
 }
 

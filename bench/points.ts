@@ -32,6 +32,9 @@ import autocannon, { type Result } from 'autocannon';
 import { BIG_BUDGET, checkCounters, profileStatements, sampleLockWaits, seedBasketProgramme } from './points-basket.js';
 import { PGBENCH_DB, pgbenchTps, settingsLine, startBenchServer } from './postgres.js';
 
+/** A campaign's points given: its row's counter plus its shards' (src/modules/campaigns/campaigns.tables.ts). */
+const AWARDED = `(c.points_awarded + coalesce((select sum(k.points) from campaign_counters k where k.campaign_id = c.id), 0))::int`;
+
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -164,13 +167,13 @@ async function main() {
     let exhausted: { rps: number; budget: number; awarded: number; status: boolean } | undefined;
     if (ONLY.has('basket')) {
       const target = basket.budgeted[0]!;
-      const { rows: [c] } = await db.query<{ points_awarded: number }>(`select points_awarded from campaigns where id = $1`, [target]);
+      const { rows: [c] } = await db.query<{ points_awarded: number }>(`select ${AWARDED} as points_awarded from campaigns c where id = $1`, [target]);
       // About 25 awards' worth of its points: used up in the round's first seconds even at a few awards/s.
       const budget = c!.points_awarded + 300;
       await db.query(`update campaigns set points_budget = $2 where id = $1`, [target, budget]);
       const short = Math.max(3, Math.round(DURATION / 2));
       const m = await runCase.basket(short);
-      const { rows: [after] } = await db.query<{ points_awarded: number; points_budget: number }>(`select points_awarded, points_budget from campaigns where id = $1`, [target]);
+      const { rows: [after] } = await db.query<{ points_awarded: number; points_budget: number }>(`select ${AWARDED} as points_awarded, points_budget from campaigns c where id = $1`, [target]);
       exhausted = { rps: m.rps, budget, awarded: after!.points_awarded, status: after!.points_awarded === budget };
     }
 
