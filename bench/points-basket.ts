@@ -276,7 +276,10 @@ export async function profileStatements(url: string, partnerId: number, shopId: 
     for (let i = 0; i < n + 20; i++) {
       if (i === 20) {
         // The first 20 warm the code and the connection; count from here.
-        for (const t of totals.values()) (t.count = 0), (t.ms = 0);
+        for (const t of totals.values()) {
+          t.count = 0;
+          t.ms = 0;
+        }
         wall = 0;
       }
       const body = seed.baskets[i % seed.baskets.length]!;

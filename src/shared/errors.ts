@@ -150,3 +150,12 @@ export function missing(resource: MessageKey, field = 'id'): Result<never> {
 export function fieldError(field: string, key: MessageKey, params?: MessageParams): AppError {
   return new AppError('VALIDATION', { fields: { [field]: [{ key, params }] } });
 }
+
+/** A Shape B business failure on one field, as services return it. */
+export function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}): Result<never> {
+  return fail<never>(error, {
+    message: key,
+    ...(opts.params ? { params: opts.params } : {}),
+    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
+  });
+}

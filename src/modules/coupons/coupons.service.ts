@@ -11,8 +11,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { csvField } from '../../shared/csv.js';
-import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
-import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { failOn, missing, ok, type Result } from '../../shared/errors.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
@@ -115,14 +114,6 @@ export function effectiveStatus(row: Pick<CouponRow, 'status' | 'expiresAt' | 'p
   return row.status;
 }
 
-/** A Shape B failure on one field. */
-function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
-  return fail<never>(error, {
-    message: key,
-    ...(opts.params ? { params: opts.params } : {}),
-    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
-  });
-}
 
 const couponNotFound = (field = 'id') => missing('resource.coupon', field);
 const shopNotFound = () => missing('resource.shop', 'shop_id');

@@ -10,12 +10,11 @@
 // with them — never a check here and an increment later. The counters are then written by the
 // purchase's own single statement.
 import type { Executor } from '../../infra/db/index.js';
-import { ERRORS, fail, ok, type ErrorName, type Result } from '../../shared/errors.js';
-import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { fail, failOn, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount } from '../../shared/money.js';
 import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from '../campaigns/evaluate.js';
 import { basketRepository as basket, type PurchaseWrite } from './basket.repository.js';
-import { pointsRepository as repo, type LockedCard } from './points.repository.js';
+import type { LockedCard } from './points.repository.js';
 
 const DAY_MS = 86_400_000;
 /** Re-evaluations under the campaign locks before giving up (each adds at least one locked campaign). */
@@ -75,13 +74,6 @@ export interface Limits {
   maxBalance: number;
 }
 
-function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
-  return fail<never>(error, {
-    message: key,
-    ...(opts.params ? { params: opts.params } : {}),
-    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
-  });
-}
 
 const milliToText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padStart(3, '0')}`;
 

@@ -8,8 +8,7 @@
 // (or what is left of it, then from other lots); deduct / reverse(deduct) restores exactly
 // the lots the deduction drew from.
 import { isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
-import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
-import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { failOn, missing, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
@@ -137,14 +136,6 @@ function entryView(e: Entry, id: number): TransactionView {
   };
 }
 
-/** A Shape B business failure on one field. */
-function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
-  return fail<never>(error, {
-    message: key,
-    ...(opts.params ? { params: opts.params } : {}),
-    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
-  });
-}
 
 const cardNotFound = () => missing('resource.loyalty_card', 'card_id');
 const programmeInactive = () => failOn('INVALID_STATE', 'card_id', 'points.programme_inactive', { meta: { status: 'inactive' } });

@@ -9,7 +9,6 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { sendCsv } from '../../shared/csv.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, fieldError, notFound, unwrap, type ShapeBItem } from '../../shared/errors.js';
-import { parseAmount } from '../../shared/money.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { customerOwner } from '../loyalty-cards/loyalty-cards.service.js';
@@ -41,12 +40,6 @@ const MAX_BULK_ROWS = 1000;
 function scopeOf(req: FastifyRequest): TransactionScope {
   if (req.principal?.kind === 'customer') return customerOwner(principalOf(req, 'customer'));
   return { partnerId: principalOf(req, 'api').partnerId };
-}
-
-function amountOf(value: number | string): bigint {
-  const units = parseAmount(value);
-  if (units === undefined || units <= 0n || units > 1_000_000_000n * 10_000n) throw fieldError('amount', 'points.invalid_amount');
-  return units;
 }
 
 /** `amount` is required unless `items` carry it (their sum). */

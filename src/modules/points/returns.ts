@@ -12,8 +12,7 @@
 // balance cannot cover becomes the card's points debt. Everything runs in the caller's
 // transaction under the card's row lock: a refused return leaves nothing.
 import type { Executor } from '../../infra/db/index.js';
-import { ERRORS, fail, missing, ok, type ErrorName, type FieldErrors, type Result } from '../../shared/errors.js';
-import type { MessageKey, MessageParams } from '../../shared/i18n.js';
+import { fail, failOn, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { formatAmount, parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
 import { parseQuantity } from './basket-body.js';
@@ -29,13 +28,6 @@ export interface ReturnInput {
   reason: string | null;
 }
 
-function failOn(error: ErrorName, field: string, key: MessageKey, opts: { params?: MessageParams; meta?: Record<string, unknown> } = {}) {
-  return fail<never>(error, {
-    message: key,
-    ...(opts.params ? { params: opts.params } : {}),
-    items: [{ field, code: String(ERRORS[error].code), key, ...(opts.params ? { params: opts.params } : {}), ...(opts.meta ? { meta: opts.meta } : {}) }],
-  });
-}
 
 const invalid = (errors: FieldErrors) => fail<never>('VALIDATION', { fields: errors });
 const milliText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padStart(3, '0')}`;
