@@ -12,7 +12,7 @@ import { verifyLedger } from '../src/modules/points/ledger-verify.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
-import { award, balanceOf, createCustomer, createProgramme, createShop, deduct, joinProgramme, TestClock } from './helpers/loyalty.js';
+import { assertLedgerConsistent, award, balanceOf, createCustomer, createProgramme, createShop, deduct, joinProgramme, TestClock } from './helpers/loyalty.js';
 
 describe('returns', () => {
   let t: TestApp;
@@ -247,6 +247,25 @@ describe('returns', () => {
     );
     // The 3 points left are spendable.
     assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 3 })).status, 201);
+  });
+
+  it('reversing a purchase that paid debt off owes that debt again', async () => {
+    const card = await newCard(plain);
+    const first = await earn({ card_id: card, amount: 20 });
+    assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 20 })).status, 201);
+    assert.equal((await ret(first.id, { amount: 20 })).status, 201);
+    const owing = await cardView(card);
+    assert.deepEqual([owing.points_balance, owing.points_debt], [0, 20]);
+    const pays = await earn({ card_id: card, amount: 12 });
+    assert.deepEqual([pays.points, pays.balance_after], [12, 0]);
+    const rev = await reverse(pays.id);
+    assert.equal(rev.status, 201, rev.text);
+    assert.equal(rev.body.data.points, -12, 'the whole purchase is taken back');
+    assert.equal(rev.body.data.balance_after, 0);
+    assert.equal(rev.body.data.points_not_recovered, 0, 'nothing is lost: the paid part is owed again');
+    const view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [0, 20]);
+    await assertLedgerConsistent(t);
   });
 
   it('a return of a deduction gives back up to what was deducted, into its lots', async () => {

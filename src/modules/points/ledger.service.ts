@@ -528,7 +528,11 @@ export class PointsLedger {
     const lot = original.points > 0 ? await repo.lotOf(tx, original.id) : undefined;
     const expired = lot ? await repo.expiredFromLot(tx, lot.id) : 0;
     // returns.points ≤ 0: what the purchase's returns took back already.
-    const toRecover = Math.max(0, original.points + returns.points - expired);
+    const left = Math.max(0, original.points + returns.points - expired);
+    // Points of the earning that paid the card's debt off were never in the balance: the
+    // reversal owes them again (back into points_debt), rather than leaving them paid.
+    const rebilled = Math.min(await repo.debtPaidBy(tx, original.id), left);
+    const toRecover = left - rebilled;
     const draws: Draw[] = [];
     const exhausted: number[] = [];
     if (lot && lot.remaining > 0 && toRecover > 0) {
@@ -543,7 +547,14 @@ export class PointsLedger {
       exhausted.push(...more.exhausted);
       recovered += more.total;
     }
-    const entry = this.entry(card, now, { ...base, points: -recovered, draws, nextExpiry: { recompute: { exhausted, extra: null } } });
+    const entry = this.entry(card, now, {
+      ...base,
+      points: -(recovered + rebilled),
+      draws,
+      nextExpiry: { recompute: { exhausted, extra: null } },
+      ...(rebilled > 0 ? { debt: rebilled } : {}),
+    });
+    entry.balanceAfter = card.pointsBalance - recovered;
     const view = await this.writeEntry(tx, card, entry);
     if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
     return ok({ ...view, points_not_recovered: toRecover - recovered });

@@ -336,6 +336,12 @@ export const pointsRepository = {
     }));
   },
 
+  /** Points of the card's debt that an earning paid off (its debt entry, negated; 0 if none). */
+  async debtPaidBy(db: Executor, transactionId: number): Promise<number> {
+    const result = await db.execute(sql`select coalesce(-sum(points), 0)::int as paid from points_debt_entries where transaction_id = ${transactionId} and points < 0`);
+    return Number(rowsOf<{ paid: number }>(result)[0]?.paid ?? 0);
+  },
+
   /** Whether any of these lots was earned by a transaction that has since been reversed. */
   async anyEarningReversed(db: Executor, lotIds: number[]): Promise<boolean> {
     if (lotIds.length === 0) return false;
