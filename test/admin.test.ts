@@ -221,7 +221,7 @@ describe('GET /admin/partners/stats', () => {
       partners: { total: 3, active: 2, new: 2 },
       customers: { total: 3, new: 1 },
       cards: { total: 4, new: 2 },
-      transactions: { count: 10, by_type: { purchase: 3, deduct: 2, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0 } },
+      transactions: { count: 10, by_type: { purchase: 3, deduct: 2, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0, return: 0 } },
       // issued 100 + 20 + 50 + 5 + 40; redeemed 30 + 10; expired 7
       points: { issued: 215, redeemed: 40, expired: 7 },
       purchase_amount: 160.5,
@@ -242,7 +242,7 @@ describe('GET /admin/partners/stats', () => {
       // C1 and C2 hold P1 cards, both first issued in June.
       customers: { total: 2, new: 2 },
       cards: { total: 2, new: 2 },
-      transactions: { count: 8, by_type: { purchase: 2, deduct: 1, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0 } },
+      transactions: { count: 8, by_type: { purchase: 2, deduct: 1, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0, return: 0 } },
       points: { issued: 175, redeemed: 30, expired: 7 },
       purchase_amount: 120.5,
       reversed_purchase_amount: 20,
@@ -256,7 +256,7 @@ describe('GET /admin/partners/stats', () => {
   it('takes whole UTC days: a one-day range sees only that day', async () => {
     const res = await stats(`?from=2024-06-30&to=2024-06-30&partner_id=${p1.id}`);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.data.transactions.by_type, { purchase: 0, deduct: 0, adjust: 0, bonus: 0, expire: 1, reversal: 0, redeem: 0, game: 0 });
+    assert.deepEqual(res.body.data.transactions.by_type, { purchase: 0, deduct: 0, adjust: 0, bonus: 0, expire: 1, reversal: 0, redeem: 0, game: 0, return: 0 });
     assert.deepEqual(res.body.data.sms, { sent: 1, parts: 1, revenue: -0.087 });
   });
 
