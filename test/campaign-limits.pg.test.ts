@@ -89,6 +89,26 @@ describe('campaign limits under concurrency', () => {
     await assertLedgerConsistent(t);
   });
 
+  it('per customer across two nodes: awards on one card sent to both use a limit of 3 exactly 3 times', async () => {
+    // One node batches a card's awards in process; a second node on the same database does
+    // not share those batches, so only the card's row lock keeps the count exact.
+    const second = await startTestApp({ DATABASE_POOL_MAX: '20' }, t.db);
+    try {
+      const programme = await createProgramme(t, p.id);
+      const c = await campaign(programme, { limits: { per_customer: 3 } });
+      const [card] = await cards(programme, 1);
+      const results = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => award(i % 2 === 0 ? t : second, p, { card_id: card, shop_id: shop, amount: 1 + i, receipt_number: `N2-${i}` })),
+      );
+      for (const r of results) assert.equal(r.status, 201, r.text);
+      assert.equal(results.filter((r) => campaignPoints(r, c.id) > 0).length, 3);
+      assert.equal((await getCampaign(c.id)).uses_count, 3);
+      await assertLedgerConsistent(t);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('awards that share no limited campaign do not wait on each other’s campaign rows', async () => {
     // Two programmes, each with its own budgeted campaign: their awards interleave freely,
     // and each budget is still exact.
