@@ -148,6 +148,24 @@ describe('awards with baskets and campaigns', () => {
       );
     });
 
+    it("never matches another partner's product by sku or ean", async () => {
+      await product(other.id, 'THEIRS-1', null, '4770000000999');
+      const card = await newCard();
+      const res = await award(t, p, {
+        card_id: card,
+        shop_id: shop,
+        items: [
+          { sku: 'THEIRS-1', quantity: 1, amount: 1 },
+          { ean: '4770000000999', quantity: 1, amount: 1 },
+        ],
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(
+        res.body.data.items.map((i: { product_id: number | null }) => i.product_id),
+        [null, null],
+      );
+    });
+
     it('refuses a bad basket on the exact field and writes nothing', async () => {
       const card = await newCard();
       const cases: Array<[Record<string, unknown>, string]> = [
