@@ -129,15 +129,13 @@ export async function evaluateBasket(
   input: BasketInput,
   now: Date,
   forPreview: boolean,
-): Promise<Result<BasketEvaluation & { campaigns: CampaignFacts[]; firstPurchase: boolean; receiptUsed: boolean }>> {
+): Promise<Result<BasketEvaluation & { campaigns: CampaignFacts[]; firstPurchase: boolean }>> {
   const loaded = await basket.load(exec, {
     partnerId,
     partnerCardId: ctx.partnerCardId,
     cardId: ctx.card?.id ?? null,
     now,
     forPreview,
-    shopId: input.shopId,
-    receiptNumber: input.receiptNumber,
     lines: input.lines.map((l) => ({ position: l.position, productId: l.productId, sku: l.sku, ean: l.ean })),
   });
   const { matched, foreign } = loaded;
@@ -169,7 +167,6 @@ export async function evaluateBasket(
     breakdown: breakdownOf(evaluation),
     campaigns: loaded.campaigns,
     firstPurchase: loaded.firstPurchase,
-    receiptUsed: loaded.receiptUsed,
   });
 }
 
@@ -211,7 +208,6 @@ export async function awardBasket(
   if (!first.ok) return first;
   let { evaluation } = first.value;
   const { lines, campaigns } = first.value;
-  if (first.value.receiptUsed) return receiptUsed(input.receiptNumber);
 
   // Take `uses` and `points_budget` under the campaign rows' locks.
   const locked = new Set<number>();

@@ -7,7 +7,6 @@ import { sql } from 'drizzle-orm';
 import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import type { CampaignFacts } from '../campaigns/evaluate.js';
-import type { LockedCard } from './points.repository.js';
 
 interface Rows<T> {
   rows: T[];
@@ -32,31 +31,6 @@ export interface MatchedProduct {
   sku: string | null;
   /** Its categories and every ancestor of them. */
   categoryIds: number[];
-}
-
-interface CardRow {
-  id: number;
-  partner_id: number;
-  customer_id: number;
-  partner_card_id: number;
-  points_balance: number;
-  points_debt: number;
-  next_ms: number | null;
-  shop_ok: boolean;
-  is_active: boolean;
-  points_enabled: boolean;
-  ppc: string;
-  ca: string;
-  round_points_up: boolean;
-  min_points_per_purchase: number;
-  max_points_per_purchase: number | null;
-  points_per_visit: number;
-  points_expiration_days: number | null;
-  points_redemption_enabled: boolean;
-  ppcr: string;
-  car: string;
-  min_points_for_redemption: number;
-  max_points_per_redemption: number | null;
 }
 
 interface CampaignRow {
@@ -166,7 +140,6 @@ export interface PurchaseWrite {
 export interface BasketLoad {
   campaigns: CampaignFacts[];
   firstPurchase: boolean;
-  receiptUsed: boolean;
   matched: MatchedProduct[];
   /** Positions whose product_id is not one of the partner's products at all. */
   foreign: number[];
@@ -176,59 +149,12 @@ const totals = campaignTotalsSql('c');
 
 export const basketRepository = {
   /**
-   * The card, locked (FOR UPDATE) unless `lock` is false (a preview), with its programme's
-   * rules and whether `shopId` is one of the partner's shops: one prepared round trip.
-   */
-  async card(db: Executor, partnerId: number, cardId: number, shopId: number, lock: boolean): Promise<LockedCard | undefined> {
-    const query = sql`
-      select c.id, c.partner_id, c.customer_id, c.partner_card_id, c.points_balance, c.points_debt,
-             (extract(epoch from c.next_expiry_at) * 1000)::float8 as next_ms,
-             exists (select 1 from shops s where s.id = ${shopId} and s.partner_id = c.partner_id) as shop_ok,
-             (pc.is_active and pc.deleted_at is null) as is_active, pc.points_enabled, pc.points_per_currency::text as ppc,
-             pc.currency_amount::text as ca, pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase,
-             pc.points_per_visit, pc.points_expiration_days, pc.points_redemption_enabled,
-             pc.points_per_currency_redemption::text as ppcr, pc.currency_amount_redemption::text as car,
-             pc.min_points_for_redemption, pc.max_points_per_redemption
-      from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
-      where c.id = ${cardId} and c.partner_id = ${partnerId}`;
-    const [r] = await executePrepared<CardRow>(db, lock ? sql`${query} for update of c` : query);
-    if (!r) return undefined;
-    const n = (v: number | null) => (v === null ? null : Number(v));
-    return {
-      id: Number(r.id),
-      partnerId: Number(r.partner_id),
-      customerId: Number(r.customer_id),
-      partnerCardId: Number(r.partner_card_id),
-      pointsBalance: Number(r.points_balance),
-      pointsDebt: Number(r.points_debt),
-      nextExpiryAt: r.next_ms === null ? null : new Date(Number(r.next_ms)),
-      shopOk: r.shop_ok,
-      programme: {
-        isActive: r.is_active,
-        pointsEnabled: r.points_enabled,
-        pointsPerCurrency: r.ppc,
-        currencyAmount: r.ca,
-        roundPointsUp: r.round_points_up,
-        minPointsPerPurchase: Number(r.min_points_per_purchase),
-        maxPointsPerPurchase: n(r.max_points_per_purchase),
-        pointsPerVisit: Number(r.points_per_visit),
-        pointsExpirationDays: n(r.points_expiration_days),
-        pointsRedemptionEnabled: r.points_redemption_enabled,
-        pointsPerCurrencyRedemption: r.ppcr,
-        currencyAmountRedemption: r.car,
-        minPointsForRedemption: Number(r.min_points_for_redemption),
-        maxPointsPerRedemption: n(r.max_points_per_redemption),
-      },
-    };
-  },
-
-  /**
    * Everything the evaluator needs, in ONE prepared statement: the basket lines' catalogue
    * products (by product_id, else sku, else ean; active ones; the lowest id when several share
    * a sku or ean) with their categories and every ancestor; the programme's campaigns
    * (`forPreview`: every active one, so that a preview can say why it skipped those outside
    * their dates), each with its counters and the card's uses; whether the card has an earlier
-   * purchase; whether the receipt was used at the shop.
+   * purchase. (A receipt used before is refused by the write's unique index.)
    */
   async load(
     db: Executor,
@@ -238,8 +164,6 @@ export const basketRepository = {
       cardId: number | null;
       now: Date;
       forPreview: boolean;
-      shopId: number;
-      receiptNumber: string | null;
       lines: readonly LineLookup[];
     },
   ): Promise<BasketLoad> {
@@ -249,7 +173,6 @@ export const basketRepository = {
       products: Array<[number, number | null, boolean, string | null, number[]]>;
       campaigns: CampaignRow[];
       has_purchase: boolean;
-      receipt_used: boolean;
     }>(
       db,
       sql`
@@ -290,15 +213,12 @@ export const basketRepository = {
            where c.partner_card_id = ${q.partnerCardId} and c.deleted_at is null and c.is_active
              and (${q.forPreview}::boolean or ((c.starts_at is null or c.starts_at <= ${now}::timestamptz) and (c.ends_at is null or c.ends_at > ${now}::timestamptz)))
         ) as campaigns,
-        (${q.cardId}::int is not null and exists (select 1 from points_transactions t where t.card_id = ${q.cardId}::int and t.type = 'purchase')) as has_purchase,
-        (${q.receiptNumber}::text is not null and exists (select 1 from points_transactions t
-           where t.shop_id = ${q.shopId} and t.receipt_number = ${q.receiptNumber}::text and t.type = 'purchase')) as receipt_used`,
+        (${q.cardId}::int is not null and exists (select 1 from points_transactions t where t.card_id = ${q.cardId}::int and t.type = 'purchase')) as has_purchase`,
     );
     const products = row?.products ?? [];
     return {
       campaigns: (row?.campaigns ?? []).map(campaignFacts),
       firstPurchase: !(row?.has_purchase ?? false),
-      receiptUsed: row?.receipt_used ?? false,
       matched: products
         .filter((p) => p[1] !== null)
         .map(([pos, id, , sku, categoryIds]) => ({ position: Number(pos), id: Number(id), sku, categoryIds: categoryIds.map(Number) })),

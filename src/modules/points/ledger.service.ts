@@ -29,7 +29,6 @@ import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
 import { RecentKeys } from '../../shared/recent-keys.js';
-import { basketRepository as basket } from './basket.repository.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
@@ -225,7 +224,7 @@ export class PointsLedger {
       maxBalance: MAX_BALANCE,
     };
     const engine = async (tx: Executor): Promise<Result<AwardView>> => {
-      const card = await basket.card(tx, partnerId, input.cardId, input.shopId, true);
+      const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
       if (!card) return cardNotFound();
       if (!card.shopOk) return shopNotFound();
       if (!card.programme.isActive) return programmeInactive();
@@ -278,13 +277,13 @@ export class PointsLedger {
     const basketInput: BasketInput = { shopId: input.shopId, amount: input.amount, lines: input.lines ?? [], receiptNumber: null };
     let ctx: BasketContext;
     if (input.cardId !== null) {
-      let card = await basket.card(this.db, partnerId, input.cardId, input.shopId, false);
+      let card = await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false);
       if (!card) return cardNotFound();
       if (!card.shopOk) return shopNotFound();
       if (!card.programme.isActive) return programmeInactive();
       // Lots past their expiry are expired first (as any read of the balance does), so the
       // balance after is the one the award would leave.
-      if (await this.refreshCard(card.id, card.nextExpiryAt)) card = (await basket.card(this.db, partnerId, input.cardId, input.shopId, false))!;
+      if (await this.refreshCard(card.id, card.nextExpiryAt)) card = (await repo.lockCard(this.db, { partnerId, cardId: input.cardId }, input.shopId, false))!;
       ctx = { card, programme: card.programme, partnerCardId: card.partnerCardId };
     } else {
       const programme = await repo.programme(this.db, partnerId, input.partnerCardId!, input.shopId);

@@ -84,6 +84,32 @@ const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
 const intArray = (values: number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
 const ts = (d: Date | null) => (d === null ? null : d.toISOString());
 
+/** A locked card's row as lockCard reads it (numerics as text: exact decimals). */
+interface CardRow {
+  id: number;
+  partner_id: number;
+  customer_id: number;
+  partner_card_id: number;
+  points_balance: number;
+  points_debt: number;
+  next_ms: number | null;
+  shop_ok: boolean;
+  is_active: boolean;
+  points_enabled: boolean;
+  ppc: string;
+  ca: string;
+  round_points_up: boolean;
+  min_points_per_purchase: number;
+  max_points_per_purchase: number | null;
+  points_per_visit: number;
+  points_expiration_days: number | null;
+  points_redemption_enabled: boolean;
+  ppcr: string;
+  car: string;
+  min_points_for_redemption: number;
+  max_points_per_redemption: number | null;
+}
+
 const programmeColumns = {
   // A deleted programme earns nothing, like an inactive one.
   isActive: sql<boolean>`(${partnerCards.isActive} and ${partnerCards.deletedAt} is null)`,
@@ -104,33 +130,51 @@ const programmeColumns = {
 
 export const pointsRepository = {
   /**
-   * Lock a card of the partner (FOR UPDATE) and read its programme's rules and whether
-   * `shopId` is one of the partner's shops: one round trip.
+   * Lock a card (of the partner, when given) FOR UPDATE — or only read it (`lock` false: a
+   * preview, which writes nothing) — with its programme's rules and whether `shopId` is one of
+   * the partner's shops: one prepared round trip, on every value-moving operation.
    */
   async lockCard(db: Executor, where: { partnerId?: number; cardId: number }, shopId: number | null, lock = true): Promise<LockedCard | undefined> {
-    const conditions = [eq(loyaltyCards.id, where.cardId)];
-    if (where.partnerId !== undefined) conditions.push(eq(loyaltyCards.partnerId, where.partnerId));
-    const query = db
-      .select({
-        id: loyaltyCards.id,
-        partnerId: loyaltyCards.partnerId,
-        customerId: loyaltyCards.customerId,
-        partnerCardId: loyaltyCards.partnerCardId,
-        pointsBalance: loyaltyCards.pointsBalance,
-        pointsDebt: loyaltyCards.pointsDebt,
-        nextExpiryAt: loyaltyCards.nextExpiryAt,
-        shopOk:
-          shopId === null
-            ? sql<boolean>`true`
-            : sql<boolean>`exists (select 1 from ${shops} where ${shops.id} = ${shopId} and ${shops.partnerId} = ${loyaltyCards.partnerId})`,
-        programme: programmeColumns,
-      })
-      .from(loyaltyCards)
-      .innerJoin(partnerCards, eq(partnerCards.id, loyaltyCards.partnerCardId))
-      .where(and(...conditions));
-    // Unlocked only for a read that writes nothing (a preview).
-    const [row] = lock ? await query.for('update', { of: loyaltyCards }) : await query;
-    return row;
+    const query = sql`
+      select c.id, c.partner_id, c.customer_id, c.partner_card_id, c.points_balance, c.points_debt,
+             (extract(epoch from c.next_expiry_at) * 1000)::float8 as next_ms,
+             (${shopId}::int is null or exists (select 1 from shops s where s.id = ${shopId}::int and s.partner_id = c.partner_id)) as shop_ok,
+             (pc.is_active and pc.deleted_at is null) as is_active, pc.points_enabled, pc.points_per_currency::text as ppc,
+             pc.currency_amount::text as ca, pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase,
+             pc.points_per_visit, pc.points_expiration_days, pc.points_redemption_enabled,
+             pc.points_per_currency_redemption::text as ppcr, pc.currency_amount_redemption::text as car,
+             pc.min_points_for_redemption, pc.max_points_per_redemption
+      from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
+      where c.id = ${where.cardId} and (${where.partnerId ?? null}::int is null or c.partner_id = ${where.partnerId ?? null}::int)`;
+    const [r] = await executePrepared<CardRow>(db, lock ? sql`${query} for update of c` : query);
+    if (!r) return undefined;
+    const n = (v: number | null) => (v === null ? null : Number(v));
+    return {
+      id: Number(r.id),
+      partnerId: Number(r.partner_id),
+      customerId: Number(r.customer_id),
+      partnerCardId: Number(r.partner_card_id),
+      pointsBalance: Number(r.points_balance),
+      pointsDebt: Number(r.points_debt),
+      nextExpiryAt: r.next_ms === null ? null : new Date(Number(r.next_ms)),
+      shopOk: r.shop_ok,
+      programme: {
+        isActive: r.is_active,
+        pointsEnabled: r.points_enabled,
+        pointsPerCurrency: r.ppc,
+        currencyAmount: r.ca,
+        roundPointsUp: r.round_points_up,
+        minPointsPerPurchase: Number(r.min_points_per_purchase),
+        maxPointsPerPurchase: n(r.max_points_per_purchase),
+        pointsPerVisit: Number(r.points_per_visit),
+        pointsExpirationDays: n(r.points_expiration_days),
+        pointsRedemptionEnabled: r.points_redemption_enabled,
+        pointsPerCurrencyRedemption: r.ppcr,
+        currencyAmountRedemption: r.car,
+        minPointsForRedemption: Number(r.min_points_for_redemption),
+        maxPointsPerRedemption: n(r.max_points_per_redemption),
+      },
+    };
   },
 
   /** A programme of the partner with its rules, and whether `shopId` is one of the partner's shops (a preview without a card). */
