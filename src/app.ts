@@ -204,7 +204,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     stats: services.adminStats,
   });
   await fastify.register(offersRoutes, { offers: services.offers, idempotency });
-  const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards });
+  const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards, catalog: services.catalog });
   await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
   await fastify.register(gameplayRoutes, {

@@ -1,11 +1,8 @@
 // SQL for the campaigns CRUD. Every function takes the owning partner: another partner's
 // campaign is simply not found. Soft-deleted campaigns are not found either (their rows stay
 // for the transactions that earned points from them, see campaigns.tables.ts).
-import { and, asc, count, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
-// Read-only ownership checks of catalogue ids. CatalogService has no "which of these ids are
-// the partner's" read yet (offers never checked them); when it gets one, call it instead.
-import { catalogCategories, catalogProducts } from '../catalog/catalog.tables.js';
 import { campaignStatusSql, type CampaignStatus } from './campaign-status.js';
 import { campaigns, campaignTotalsSql } from './campaigns.tables.js';
 
@@ -65,24 +62,5 @@ export const campaignsRepository = {
   async softDelete(db: Executor, partnerId: number, id: number, now: Date): Promise<boolean> {
     const rows = await db.update(campaigns).set({ deletedAt: now, isActive: false, updatedAt: now }).where(owned(partnerId, id)).returning({ id: campaigns.id });
     return rows.length > 0;
-  },
-
-  /** Those of `ids` that are the partner's catalogue products (active or not: a product the next import brings back stays meant). */
-  async ownedProductIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const rows = await db
-      .select({ id: catalogProducts.id })
-      .from(catalogProducts)
-      .where(and(eq(catalogProducts.partnerId, partnerId), inArray(catalogProducts.id, ids)));
-    return rows.map((r) => r.id);
-  },
-
-  async ownedCategoryIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const rows = await db
-      .select({ id: catalogCategories.id })
-      .from(catalogCategories)
-      .where(and(eq(catalogCategories.partnerId, partnerId), inArray(catalogCategories.id, ids)));
-    return rows.map((r) => r.id);
   },
 };

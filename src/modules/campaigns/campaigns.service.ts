@@ -13,6 +13,7 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
+import type { CatalogService } from '../catalog/catalog.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import { budgetLeft, campaignStatus } from './campaign-status.js';
 import { campaignsRepository as repo, type CampaignColumns, type CampaignListFilter, type CampaignRow } from './campaigns.repository.js';
@@ -188,6 +189,7 @@ export class CampaignsService {
       clock: Clock;
       shops: ShopsService;
       partnerCards: PartnerCardsService;
+      catalog: CatalogService;
     },
   ) {}
 
@@ -218,11 +220,11 @@ export class CampaignsService {
     }
     const conditions = objectAt(body, 'conditions');
     if (validIds(conditions.product_ids)) {
-      const others = foreign(conditions.product_ids, await repo.ownedProductIds(tx, partnerId, conditions.product_ids));
+      const others = foreign(conditions.product_ids, await this.deps.catalog.ownedProductIds(partnerId, conditions.product_ids, tx));
       if (others.length > 0) addFieldError(errors, 'conditions.product_ids', 'campaigns.products_not_owned', { ids: others.join(', ') });
     }
     if (validIds(conditions.category_ids)) {
-      const others = foreign(conditions.category_ids, await repo.ownedCategoryIds(tx, partnerId, conditions.category_ids));
+      const others = foreign(conditions.category_ids, await this.deps.catalog.ownedCategoryIds(partnerId, conditions.category_ids, tx));
       if (others.length > 0) addFieldError(errors, 'conditions.category_ids', 'campaigns.categories_not_owned', { ids: others.join(', ') });
     }
     return errors;

@@ -332,4 +332,24 @@ export const catalogRepository = {
     );
     return rows.map((r) => r.id);
   },
+
+  /** Those of `ids` that are the partner's catalogue products (active or not: a product the next import brings back stays meant). */
+  async ownedProductIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: catalogProducts.id })
+      .from(catalogProducts)
+      .where(and(eq(catalogProducts.partnerId, partnerId), inArray(catalogProducts.id, ids)));
+    return rows.map((r) => r.id);
+  },
+
+  async ownedCategoryIds(db: Executor, partnerId: number, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: catalogCategories.id })
+      .from(catalogCategories)
+      .where(and(eq(catalogCategories.partnerId, partnerId), inArray(catalogCategories.id, ids)));
+    return rows.map((r) => r.id);
+  },
+
 };

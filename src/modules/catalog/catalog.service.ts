@@ -1,6 +1,6 @@
 // The partner's catalogue as the Shop interface shows it (DESIGN.md §9): products with their
 // categories, categories, and the product synchronisation status.
-import type { Db } from '../../infra/db/index.js';
+import type { Db, Executor } from '../../infra/db/index.js';
 import { missing, ok, type Result } from '../../shared/errors.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
@@ -100,6 +100,16 @@ const categoryView = (row: Pick<CategoryRow, 'id' | 'name' | 'parentId' | 'path'
 
 export class CatalogService {
   constructor(private readonly db: Db) {}
+
+  /** Those of `ids` that are the partner's products (active or not), for another module's ownership check. */
+  ownedProductIds(partnerId: number, ids: number[], tx: Executor = this.db): Promise<number[]> {
+    return repo.ownedProductIds(tx, partnerId, ids);
+  }
+
+  /** Those of `ids` that are the partner's categories. */
+  ownedCategoryIds(partnerId: number, ids: number[], tx: Executor = this.db): Promise<number[]> {
+    return repo.ownedCategoryIds(tx, partnerId, ids);
+  }
 
   async listProducts(partnerId: number, filter: ProductFilter, page: PageWindow): Promise<{ items: ProductView[]; total: number }> {
     const { rows, total } = await repo.listProducts(this.db, partnerId, filter, page.perPage, page.offset);
