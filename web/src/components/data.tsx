@@ -127,3 +127,17 @@ export function Table(props: { caption: string; head: ComponentChildren[]; rows:
 export function Status({ value, label }: { value: string; label: string }) {
   return <span class={`status status--${value}`}>{label}</span>;
 }
+
+/** A record's fields as a definition list; an empty value shows as "—". */
+export function Facts({ items }: { items: Array<[string, ComponentChildren]> }) {
+  return (
+    <dl class="facts">
+      {items.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value === null || value === undefined || value === '' ? '—' : value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useRoute } from 'preact-iso';
 import { api } from '../../api/client';
 import { Page } from '../../components/console';
-import { LoadError, Table, useLoad } from '../../components/data';
+import { Facts, LoadError, Table, useLoad } from '../../components/data';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
 const link = (url: string | null) =>
@@ -83,14 +83,7 @@ export default function Product() {
         <>
           <section class="panel" aria-labelledby="product-fields">
             <h2 id="product-fields">{t('products.fields')}</h2>
-            <dl class="facts">
-              {facts.map(([label, value]) => (
-                <div key={label}>
-                  <dt>{label}</dt>
-                  <dd>{value === null || value === '' ? '—' : value}</dd>
-                </div>
-              ))}
-            </dl>
+            <Facts items={facts} />
             {p.description && (
               <>
                 <h3>{t('products.description')}</h3>

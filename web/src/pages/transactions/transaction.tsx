@@ -6,7 +6,7 @@ import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { Page } from '../../components/console';
-import { LoadError, Table, useLoad } from '../../components/data';
+import { Facts, LoadError, Table, useLoad } from '../../components/data';
 import { formatDateTime, formatEur, formatNumber, useI18n } from '../../i18n';
 
 export default function Transaction() {
@@ -66,14 +66,7 @@ export default function Transaction() {
         <>
           <section class="panel" aria-labelledby="transaction-fields">
             <h2 id="transaction-fields">{t('transaction.fields')}</h2>
-            <dl class="facts">
-              {facts.map(([label, value]) => (
-                <div key={label}>
-                  <dt>{label}</dt>
-                  <dd>{value === null || value === '' ? '—' : value}</dd>
-                </div>
-              ))}
-            </dl>
+            <Facts items={facts} />
           </section>
           <Table
             caption={t('transaction.lines')}
