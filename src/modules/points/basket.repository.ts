@@ -3,6 +3,14 @@
 // transaction, lot, debt payment, lines, per-line per-source points, the campaigns' counters
 // and the card's per-day uses — so that a failure leaves nothing half-written and the
 // campaign rows the award updates stay locked only from that statement to the commit.
+//
+// It reads and writes other modules' tables on purpose — catalog_products and its categories
+// (matching lines), campaigns, campaign_counters and campaign_card_uses (the evaluator's input
+// and the counters) — as points.repository.ts reads partner_cards: the award is the till's hot
+// path, and a service call per module would turn one statement into several round trips and
+// split the write that makes the limits exact. The campaigns module owns those tables' shapes
+// (campaigns.tables.ts, campaignTotalsSql); returns.repository.ts and ledger-verify.ts do the same.
+
 import { sql } from 'drizzle-orm';
 import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
