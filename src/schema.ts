@@ -22,3 +22,4 @@ export * from './modules/coupons/coupons.tables.js';
 export * from './modules/games/gameplay.tables.js';
 export * from './modules/catalog/catalog.tables.js';
 export * from './modules/campaigns/campaigns.tables.js';
+export * from './modules/tiers/tiers.tables.js';

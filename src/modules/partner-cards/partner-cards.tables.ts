@@ -1,7 +1,7 @@
 // The partner card programme, column for column the spec's "Partner card" resource,
 // plus `deleted_at`: a programme is soft-deleted because customers' loyalty cards refer to
 // it and hold points in it (docs/decisions.md "Partner cards: delete").
-import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { partners } from '../partners/partners.tables.js';
 import { shops } from '../shops/shops.tables.js';
 
@@ -72,6 +72,15 @@ export const partnerCards = pgTable(
     minPointsForRedemption: integer('min_points_for_redemption').notNull().default(D.minPointsForRedemption),
     maxPointsPerRedemption: integer('max_points_per_redemption'),
     defaultCouponValidityDays: integer('default_coupon_validity_days'),
+    // Tier settings (DESIGN.md §13, src/modules/tiers).
+    tierBasis: text('tier_basis', { enum: ['points_earned', 'amount_spent'] }).notNull().default('points_earned'),
+    tierWindow: text('tier_window', { enum: ['lifetime', 'calendar_year', 'rolling_12_months'] }).notNull().default('rolling_12_months'),
+    tierDowngrade: text('tier_downgrade', { enum: ['end_of_window', 'never'] }).notNull().default('end_of_window'),
+    tierTimeZone: text('tier_time_zone').notNull().default('Europe/Vilnius'),
+    /** Bumped by every change of the tiers or tier settings; cards behind it are re-evaluated in the background. */
+    tiersVersion: integer('tiers_version').notNull().default(0),
+    /** The tiers_version every card of the programme has been re-evaluated at. */
+    tiersEvaluatedVersion: integer('tiers_evaluated_version').notNull().default(0),
     /** Set by DELETE: the programme is then inactive and no longer visible to the partner API. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
