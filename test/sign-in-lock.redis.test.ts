@@ -1,13 +1,16 @@
 // The sign-in lock holds across nodes (DESIGN.md §1, §16): two apps sharing one database and
 // one Redis key prefix count one e-mail's wrong passwords together, whichever node each
-// attempt reaches. Runs only with REDIS_URL (scripts/test.mjs).
+// attempt reaches; and parallel sign-ins racing the lock cannot get an 11th password checked
+// when the count lives in Redis. Runs only with REDIS_URL (scripts/test.mjs).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { createAdmin, createPartner } from './helpers/fixtures.js';
 import { request } from './helpers/http.js';
+import { signInLockRaces } from './helpers/sign-in-lock-races.js';
 
 describe('sign-in lock across two nodes sharing Redis', () => {
   let db: TestDatabase;
@@ -46,4 +49,13 @@ describe('sign-in lock across two nodes sharing Redis', () => {
       }
     });
   }
+});
+
+describe('SignInLock (Redis): parallel sign-ins', () => {
+  let redis: Redis;
+  before(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  after(() => redis.quit());
+  signInLockRaces(() => redis);
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { signInLockRaces } from '../../test/helpers/sign-in-lock-races.js';
 import { RateLimiter } from './rate-limit.js';
 
 describe('RateLimiter (in process)', () => {
@@ -27,4 +28,8 @@ describe('RateLimiter (in process)', () => {
     assert.equal(over.limit, 4);
     assert.ok(over.retryAfterSeconds > 60, 'the hourly window binds');
   });
+});
+
+describe('SignInLock (in process): parallel sign-ins', () => {
+  signInLockRaces(() => undefined);
 });

@@ -117,9 +117,18 @@ export interface SignInLockOptions {
  *
  * Each attempt takes a point before the password is checked (one atomic increment, so a
  * burst of parallel guesses cannot all slip in before the first failure is counted) and
- * gives it back unless the password was wrong: only wrong passwords count. A successful
- * sign-in does not reset the count (docs/decisions.md "Sign-in lock"). The key is a digest
- * of the normalised e-mail: no e-mail sits in Redis or in a log.
+ * gives it back when its password was checked and was not wrong: only wrong passwords count.
+ * A successful sign-in does not reset the count (docs/decisions.md "Sign-in lock"). The key is
+ * a digest of the normalised e-mail: no e-mail sits in Redis or in a log.
+ *
+ * Nothing may take the count back under the limit while the lock runs, whatever the order in
+ * which parallel attempts reach the store (test/helpers/sign-in-lock-races.ts):
+ * - a refused attempt keeps its point. Starting the lock overwrites the count, so a refusal
+ *   taken before it and given back after it would free a slot for an 11th password;
+ * - the lock sets the count to twice the limit rather than one over it: the attempts still
+ *   being checked when it starts (fewer than `attempts` — each holds a point, and so does the
+ *   wrong password that starts the lock) may give theirs back without lifting it.
+ * Refusals still do not extend the lock: an increment leaves the key's expiry alone.
  */
 export class SignInLock {
   private readonly limiter: RateLimiterAbstract;
@@ -151,8 +160,7 @@ export class SignInLock {
       taken = await this.limiter.consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      // Refused attempts are not wrong passwords: give the point back (the lock stays).
-      await this.limiter.reward(key, 1).catch(() => undefined);
+      // The point is not given back (see above): the key expires with the lock all the same.
       return this.locked(rejection.msBeforeNext);
     }
     let result: Result<T>;
@@ -166,7 +174,7 @@ export class SignInLock {
       await this.limiter.reward(key, 1).catch(() => undefined);
     } else if (taken.consumedPoints >= this.options.attempts) {
       // The last allowed wrong password: the lock runs its full length from now.
-      await this.limiter.block(key, this.options.minutes * 60);
+      await this.limiter.set(key, 2 * this.options.attempts, this.options.minutes * 60);
     }
     return result;
   }
