@@ -50,6 +50,7 @@ import { campaignsRoutes } from './modules/campaigns/campaigns.routes.js';
 import { CampaignsService } from './modules/campaigns/campaigns.service.js';
 import { couponsRoutes } from './modules/coupons/coupons.routes.js';
 import { gameplayRoutes } from './modules/games/gameplay.routes.js';
+import { tiersRoutes } from './modules/tiers/tiers.routes.js';
 
 export interface BuildOptions {
   /** Injected database (tests); otherwise opened from config. */
@@ -207,6 +208,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards, catalog: services.catalog });
   await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
+  await fastify.register(tiersRoutes, { tiers: services.tiers, cards: services.loyaltyCards, idempotency });
   await fastify.register(gameplayRoutes, {
     gameplay: services.gameplay,
     idempotency,

@@ -44,6 +44,7 @@ import { SmsService } from './modules/sms/sms.service.js';
 import { CouponsService } from './modules/coupons/coupons.service.js';
 import { OffersService } from './modules/offers/offers.service.js';
 import { GameplayService } from './modules/games/gameplay.service.js';
+import { TiersService } from './modules/tiers/tiers.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 import type { Logger } from './shared/logger.js';
 
@@ -88,6 +89,8 @@ export interface Context {
     catalog: CatalogService;
     /** XML feed imports and feed subscriptions; its worker is started by app.ts. */
     xmlImports: XmlImportService;
+    /** Tiers of card programmes (CRUD, the tier on card views, history). */
+    tiers: TiersService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
   workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob; gameSessionExpiry: IntervalJob };
@@ -177,7 +180,10 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const partners = new PartnersService(database.db, tokens);
     const apiKeys = new ApiKeysService(database);
     const shops = new ShopsService(database.db, clock);
-    const partnerCards = new PartnerCardsService(database.db, shops);
+    // Tiers or tier settings changed (committed): `notify` wakes the job that re-evaluates the programme's cards.
+    const tierChanges: { notify(): void } = { notify: () => undefined };
+    const partnerCards = new PartnerCardsService(database.db, shops, { onTierSettingsChanged: () => tierChanges.notify() });
+    const tiers = new TiersService({ db: database.db, clock, onTiersChanged: () => tierChanges.notify() });
     const games = new GamesService(database.db, partnerCards);
     const smsAccounts = new SmsAccountsService(database.db, config.sms.prices);
     // Delivery receipts are queued as webhooks in the transaction of each status change; once
@@ -225,7 +231,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       testPhones: config.appTestPhones,
     });
     const ledger = new PointsLedger(database.db, clock);
-    const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger });
+    const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger, tiers });
     const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
     const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200, opts.log), {
       intervalMs: config.points.expirySweepMs,
@@ -241,7 +247,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 100,
       log: opts.log,
     });
-    const coupons = new CouponsService({ db: database.db, clock, appLinkBase: config.appLinkBase });
+    const coupons = new CouponsService({ db: database.db, clock, appLinkBase: config.appLinkBase, tiers });
     const offers = new OffersService({ db: database.db, clock, shops, partnerCards, cards: loyaltyCards, ledger, coupons });
     const gameplay = new GameplayService({ db: database.db, clock, cards: loyaltyCards, partnerCards, ledger, coupons, publish, log: opts.log });
     const gameSessionExpiry = new IntervalJob('game-session-expiry', () => gameplay.expireDue(100), {
@@ -322,6 +328,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
         gameplay,
         catalog,
         xmlImports,
+        tiers,
       },
       workers: { smsDispatcher, expirySweeper, qrExpiry, gameSessionExpiry },
       clock,

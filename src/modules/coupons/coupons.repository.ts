@@ -10,6 +10,7 @@
 // award (points.repository.ts) — the card, its programme's rules and the partner's game count.
 import { createHash } from 'node:crypto';
 import { and, asc, count, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { CardTierColumns } from '../tiers/tiers.service.js';
 import type { Executor } from '../../infra/db/index.js';
 import { customers } from '../customers/customers.tables.js';
 import { couponEvents, coupons, type CouponEventType, type CouponStatus } from './coupons.tables.js';
@@ -285,7 +286,7 @@ export const couponsRepository = {
       )
       select to_json(c) as coupon, s.ok as shop_ok, (upd.id is not null) as changed,
              cu.name as holder_name, cu.email as holder_email, cu.phone as holder_phone,
-             lc.card_number,
+             lc.card_number, lc.partner_card_id, lc.tier_id, lc.tier_value::text as tier_value, lc.tier_keep_until,
              (lc.points_balance - case when lc.next_expiry_at <= ${at}::timestamptz then (
                 select coalesce(sum(l.remaining), 0) from points_lots l
                 where l.card_id = lc.id and l.remaining > 0 and l.expires_at <= ${at}::timestamptz) else 0 end)::int as points_balance,
@@ -309,7 +310,15 @@ export const couponsRepository = {
       shopOk: row.shop_ok,
       changed: row.changed,
       holder: { name: row.holder_name, email: row.holder_email, phone: row.holder_phone },
-      card: { cardNumber: row.card_number, pointsBalance: Number(row.points_balance) },
+      card: {
+        cardNumber: row.card_number,
+        pointsBalance: Number(row.points_balance),
+        // The card's tier state, for the tier view (raw rows: ids and timestamps by hand).
+        partnerCardId: Number(row.partner_card_id),
+        tierId: row.tier_id === null ? null : Number(row.tier_id),
+        tierValue: row.tier_value,
+        tierKeepUntil: row.tier_keep_until === null ? null : new Date(row.tier_keep_until),
+      },
       programme: {
         pointsEnabled: row.points_enabled,
         pointsRedemptionEnabled: row.points_redemption_enabled,
@@ -334,6 +343,10 @@ interface ReserveRow {
   holder_email: string | null;
   holder_phone: string;
   card_number: string;
+  partner_card_id: number;
+  tier_id: number | null;
+  tier_value: string;
+  tier_keep_until: string | Date | null;
   points_balance: number;
   points_enabled: boolean;
   points_redemption_enabled: boolean;
@@ -350,7 +363,7 @@ export interface ReserveResult {
   shopOk: boolean;
   changed: boolean;
   holder: Holder & { phone: string };
-  card: { cardNumber: string; pointsBalance: number };
+  card: { cardNumber: string; pointsBalance: number } & CardTierColumns;
   programme: {
     pointsEnabled: boolean;
     pointsRedemptionEnabled: boolean;

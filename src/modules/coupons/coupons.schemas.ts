@@ -2,6 +2,7 @@
 // fields) and verification result, field for field.
 import { Type, type TSchema } from 'typebox';
 import { DateTime, IdParam, PageMeta, PageQuery } from '../../shared/schemas.js';
+import { cardTierProperties } from '../tiers/tiers.schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
 const Status = Type.Enum(['active', 'pending', 'used', 'expired'] as const, { description: 'active, pending (reserved at one shop), used or expired' });
@@ -127,7 +128,7 @@ export const Verification = Type.Object(
       default_card_id: Type.Integer({ description: "The coupon's card" }),
       points_balance: Type.Integer({ description: "That card's balance" }),
     }),
-    card: Type.Object({ id: Type.Integer(), card_number: Type.String(), user_id: Type.Integer(), points_balance: Type.Integer() }),
+    card: Type.Object({ id: Type.Integer(), card_number: Type.String(), user_id: Type.Integer(), points_balance: Type.Integer(), ...cardTierProperties }),
     points_rules: Type.Object({
       points_enabled: Type.Boolean(),
       points_redemption_enabled: Type.Boolean(),
@@ -144,7 +145,14 @@ export const Verification = Type.Object(
       {
         coupon: { id: 31, code: '7K3M-9Q2X-HV4T', status: 'pending', expiry_time: '2026-03-31T10:00:00.000Z', is_pending: true, pending_shop_id: 3, offer: EXAMPLE_COUPON.offer },
         user: { id: 12, name: 'Ona', email: 'ona@example.com', phone: '+37060000000', default_card_id: 40, points_balance: 120 },
-        card: { id: 40, card_number: '4000123412341234', user_id: 12, points_balance: 120 },
+        card: {
+          id: 40,
+          card_number: '4000123412341234',
+          user_id: 12,
+          points_balance: 120,
+          tier: { id: 2, name: { en: 'Silver', lt: 'Sidabrinis' }, color: '#C0C0C0' },
+          tier_progress: { basis: 'points_earned', window: 'rolling_12_months', value: 640, next: { id: 3, name: { en: 'Gold', lt: 'Auksinis' }, threshold: 1000, remaining: 360 }, keep_until: '2027-03-01T10:00:00.000Z' },
+        },
         points_rules: { points_enabled: true, points_redemption_enabled: true, points_per_euro: 1, euro_per_point: 0.01 },
         games_count: 1,
         coupons_count: 2,

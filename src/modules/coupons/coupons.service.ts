@@ -16,6 +16,7 @@ import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { displayRates } from '../points/points-rules.js';
+import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
 import { couponQrContent, displayCode, newCouponCode } from './coupon-code.js';
 import { couponsRepository as repo, type CouponFilter, type CouponRow, type CouponScope, type CouponWithHolder, type Holder, type Transition } from './coupons.repository.js';
 import type { CouponEventType, CouponGame, CouponStatus, CouponTerms } from './coupons.tables.js';
@@ -77,7 +78,7 @@ export interface VerificationView {
     offer: CouponOfferView | null;
   };
   user: { id: number; name: string; email: string; phone: string; default_card_id: number; points_balance: number };
-  card: { id: number; card_number: string; user_id: number; points_balance: number };
+  card: { id: number; card_number: string; user_id: number; points_balance: number } & CardTierView;
   points_rules: { points_enabled: boolean; points_redemption_enabled: boolean; points_per_euro: number; euro_per_point: number };
   games_count: number;
   coupons_count: number;
@@ -187,6 +188,8 @@ export class CouponsService {
       db: Db;
       clock: Clock;
       appLinkBase: string;
+      /** The tier on the verified coupon's card (DESIGN.md §13). */
+      tiers: TiersService;
     },
   ) {}
 
@@ -278,7 +281,7 @@ export class CouponsService {
           default_card_id: row.cardId,
           points_balance: r.card.pointsBalance,
         },
-        card: { id: row.cardId, card_number: r.card.cardNumber, user_id: row.customerId, points_balance: r.card.pointsBalance },
+        card: { id: row.cardId, card_number: r.card.cardNumber, user_id: row.customerId, points_balance: r.card.pointsBalance, ...(await this.deps.tiers.cardView(r.card)) },
         points_rules: {
           points_enabled: r.programme.pointsEnabled,
           points_redemption_enabled: r.programme.pointsRedemptionEnabled,

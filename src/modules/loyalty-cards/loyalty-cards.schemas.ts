@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateTime } from '../../shared/schemas.js';
+import { cardTierProperties } from '../tiers/tiers.schemas.js';
 
 export const LoyaltyCard = Type.Object(
   {
@@ -12,6 +13,7 @@ export const LoyaltyCard = Type.Object(
     points_debt: Type.Integer({ description: 'Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first' }),
     qr_content: Type.String({ description: 'What the app shows as a QR code for a till to scan (the card number).' }),
     source: Type.Union([Type.Literal('issued'), Type.Literal('third_party')]),
+    ...cardTierProperties,
     created_at: DateTime,
     updated_at: DateTime,
   },
@@ -49,6 +51,7 @@ export const CardBalance = Type.Object({
   card_number: Type.String(),
   points_balance: Type.Integer(),
   points_debt: Type.Integer({ description: 'Points owed after returns; later earnings pay it off first' }),
+  ...cardTierProperties,
   expiring: Expiring,
 });
 

@@ -10,6 +10,7 @@ import type { CustomersService } from '../customers/customers.service.js';
 import type { PartnerCardsService, ProgrammeForIssue } from '../partner-cards/partner-cards.service.js';
 import type { PointsLedger } from '../points/ledger.service.js';
 import { displayRates } from '../points/points-rules.js';
+import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
 import { issueCardNumber } from './card-number.js';
 import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
 
@@ -18,7 +19,7 @@ export function customerOwner(p: CustomerPrincipal): CardOwner {
   return { customerId: p.customerId, ...(p.partnerId !== undefined ? { partnerId: p.partnerId } : {}) };
 }
 
-export interface LoyaltyCardView {
+export interface LoyaltyCardView extends CardTierView {
   id: number;
   card_number: string;
   user_id: number;
@@ -33,7 +34,8 @@ export interface LoyaltyCardView {
   updated_at: string;
 }
 
-export function cardView(row: LoyaltyCardRow): LoyaltyCardView {
+/** The card as every card view shows it; `tier` is its part from the tiers module (TiersService.cardViews). */
+export function cardView(row: LoyaltyCardRow, tier: CardTierView): LoyaltyCardView {
   return {
     id: row.id,
     card_number: row.cardNumber,
@@ -44,6 +46,8 @@ export function cardView(row: LoyaltyCardRow): LoyaltyCardView {
     points_debt: row.pointsDebt,
     qr_content: row.cardNumber,
     source: row.source,
+    tier: tier.tier,
+    tier_progress: tier.tier_progress,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
@@ -75,11 +79,18 @@ export class LoyaltyCardsService {
       partnerCards: PartnerCardsService;
       customers: CustomersService;
       ledger: PointsLedger;
+      tiers: TiersService;
     },
   ) {}
 
   private get db() {
     return this.deps.db;
+  }
+
+  /** Card views of rows, their tiers looked up in one statement. */
+  private async views(rows: LoyaltyCardRow[], db: Executor = this.db): Promise<LoyaltyCardView[]> {
+    const tiers = await this.deps.tiers.cardViews(rows, db);
+    return rows.map((row, i) => cardView(row, tiers[i]!));
   }
 
   /**
@@ -138,12 +149,13 @@ export class LoyaltyCardsService {
   }
 
   private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
-    const view = cardView(row);
     if (programme.pointsEnabled && programme.initialBonusPoints > 0) {
+      // The bonus moves the balance and, as an earning, the tier state: the card as it is now.
       const bonus = await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
-      if (bonus) view.points_balance = bonus.balance_after;
+      if (bonus) row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
     }
-    return view;
+    const [view] = await this.views([row], tx);
+    return view!;
   }
 
   /** One card of the owner, with due expiries applied first. */
@@ -152,7 +164,12 @@ export class LoyaltyCardsService {
     let row = lookup.cardId !== undefined ? await repo.find(this.db, owner, lookup.cardId) : await repo.findOne(this.db, owner, filter);
     if (row && lookup.cardId !== undefined && lookup.cardNumber !== undefined && row.cardNumber !== lookup.cardNumber) return undefined;
     if (row && (await this.deps.ledger.refreshCard(row.id, row.nextExpiryAt))) row = await repo.find(this.db, owner, row.id);
-    return row && cardView(row);
+    return row && (await this.views([row]))[0];
+  }
+
+  /** Whether the card is the owner's (no expiry refresh: for routes that only need to know). */
+  async owns(owner: CardOwner, cardId: number): Promise<boolean> {
+    return (await repo.find(this.db, owner, cardId)) !== undefined;
   }
 
   async list(owner: CardOwner, filter: CardFilter, page: PageWindow): Promise<{ items: LoyaltyCardView[]; total: number }> {
@@ -160,14 +177,22 @@ export class LoyaltyCardsService {
     let refreshed = false;
     for (const row of rows) refreshed = (await this.deps.ledger.refreshCard(row.id, row.nextExpiryAt)) || refreshed;
     if (refreshed) ({ rows, total } = await repo.list(this.db, owner, filter, page.perPage, page.offset));
-    return { items: rows.map(cardView), total };
+    return { items: await this.views(rows), total };
   }
 
   /** A card's balance after due expiries, and what will expire when. */
   async balance(owner: CardOwner, lookup: CardLookup) {
     const card = await this.get(owner, lookup);
     if (!card) return undefined;
-    return { card_id: card.id, card_number: card.card_number, points_balance: card.points_balance, points_debt: card.points_debt, expiring: await this.deps.ledger.expiring(card.id) };
+    return {
+      card_id: card.id,
+      card_number: card.card_number,
+      points_balance: card.points_balance,
+      points_debt: card.points_debt,
+      tier: card.tier,
+      tier_progress: card.tier_progress,
+      expiring: await this.deps.ledger.expiring(card.id),
+    };
   }
 
   /** What a till shows after scanning a card: the card, its holder and the programme's rules. */
@@ -225,9 +250,9 @@ export class LoyaltyCardsService {
   /** The partner's cards of several customers at once (for customer lists). */
   async ofCustomers(partnerId: number, customerIds: number[]): Promise<Map<number, LoyaltyCardView[]>> {
     const out = new Map<number, LoyaltyCardView[]>();
-    for (const row of await repo.ofCustomers(this.db, partnerId, customerIds)) {
-      out.set(row.customerId, [...(out.get(row.customerId) ?? []), cardView(row)]);
-    }
+    const rows = await repo.ofCustomers(this.db, partnerId, customerIds);
+    const views = await this.views(rows);
+    rows.forEach((row, i) => out.set(row.customerId, [...(out.get(row.customerId) ?? []), views[i]!]));
     return out;
   }
 }

@@ -5,6 +5,7 @@
 import { Type, type TSchema } from 'typebox';
 import { DateTime, Name, PageQuery } from '../../shared/schemas.js';
 import { DATA_URI_PATTERN, dataUriMaxLength, IMAGE_LIMITS } from './card-images.js';
+import { tierSettingProperties, tierSettingsOut } from '../tiers/tiers.schemas.js';
 import { PROGRAMME_DEFAULTS } from './partner-cards.tables.js';
 
 /** Limits of the free-text fields, also used to size the route's body limit. */
@@ -134,6 +135,8 @@ function programmeProperties(withDefaults: boolean) {
         ...(withDefaults ? { default: null } : {}),
       }),
     ),
+    // Tiers (DESIGN.md §13): a change of any of them re-evaluates the programme's cards in the background.
+    ...tierSettingProperties(withDefaults),
   };
 }
 
@@ -196,6 +199,7 @@ const fullProperties = {
   min_points_for_redemption: Type.Integer(),
   max_points_per_redemption: Nullable(Type.Integer()),
   default_coupon_validity_days: CouponValidityOut,
+  ...tierSettingsOut,
   created_at: DateTime,
   updated_at: DateTime,
 };

@@ -1,7 +1,7 @@
 // Partner card programmes: the rules a schema cannot state, the transactions, the views
 // of the spec's "Partner card" resource, and — read-only, for the points ledger and the
 // coupons — a programme's rules (`findProgramme`).
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { pgErrorCode, type Db, type Executor } from '../../infra/db/index.js';
 import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
@@ -9,6 +9,8 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { ShopsService } from '../shops/shops.service.js';
+import { canonicalTimeZone } from '../campaigns/campaigns.service.js';
+import type { TierBasis, TierDowngrade, TierWindow } from '../tiers/tier-rules.js';
 import { IMAGE_LIMITS, imageProblem } from './card-images.js';
 import { partnerCardsRepository as repo, type CardColumns, type CardListFilter, type CardListRow, type CardRow } from './partner-cards.repository.js';
 import { partnerCards, PROGRAMME_DEFAULTS, type CardDesign, type LocalizedText } from './partner-cards.tables.js';
@@ -39,6 +41,10 @@ export interface CardInput {
   min_points_for_redemption?: number;
   max_points_per_redemption?: number | null;
   default_coupon_validity_days?: number | null;
+  tier_basis?: TierBasis;
+  tier_window?: TierWindow;
+  tier_downgrade?: TierDowngrade;
+  tier_time_zone?: string;
 }
 export type NewCardInput = CardInput & Required<Pick<CardInput, 'title' | 'description' | 'terms_conditions' | 'card_design'>>;
 
@@ -66,6 +72,10 @@ export const CARD_INPUT_FIELDS = [
   'min_points_for_redemption',
   'max_points_per_redemption',
   'default_coupon_validity_days',
+  'tier_basis',
+  'tier_window',
+  'tier_downgrade',
+  'tier_time_zone',
 ] as const satisfies ReadonlyArray<keyof CardInput>;
 type CardField = (typeof CARD_INPUT_FIELDS)[number];
 
@@ -114,8 +124,13 @@ function ruleErrors(body: Record<string, unknown>, existing: CardRow | undefined
       addFieldError(errors, maxField, 'partner_cards.max_below_min', { field: minField, min: min as number });
     }
   }
+  if (typeof body.tier_time_zone === 'string' && canonicalTimeZone(body.tier_time_zone) === undefined) {
+    addFieldError(errors, 'tier_time_zone', 'tiers.time_zone');
+  }
   return errors;
 }
+
+const TIER_SETTING_COLUMNS = ['tierBasis', 'tierWindow', 'tierDowngrade', 'tierTimeZone'] as const;
 
 /** Ids that cannot be a shop's (out of the int4 range) are never owned. */
 const isShopId = (id: unknown): id is number => Number.isInteger(id) && (id as number) >= 1 && (id as number) <= 2147483647;
@@ -153,6 +168,10 @@ function columnsOf(input: CardInput): Partial<CardColumns> {
   if (input.min_points_for_redemption !== undefined) out.minPointsForRedemption = input.min_points_for_redemption;
   if (input.max_points_per_redemption !== undefined) out.maxPointsPerRedemption = input.max_points_per_redemption;
   if (input.default_coupon_validity_days !== undefined) out.defaultCouponValidityDays = input.default_coupon_validity_days;
+  if (input.tier_basis !== undefined) out.tierBasis = input.tier_basis;
+  if (input.tier_window !== undefined) out.tierWindow = input.tier_window;
+  if (input.tier_downgrade !== undefined) out.tierDowngrade = input.tier_downgrade;
+  if (input.tier_time_zone !== undefined) out.tierTimeZone = canonicalTimeZone(input.tier_time_zone)!;
   return out;
 }
 
@@ -182,6 +201,10 @@ export interface PartnerCardView {
   min_points_for_redemption: number;
   max_points_per_redemption: number | null;
   default_coupon_validity_days: number | null;
+  tier_basis: TierBasis;
+  tier_window: TierWindow;
+  tier_downgrade: TierDowngrade;
+  tier_time_zone: string;
   created_at: string;
   updated_at: string;
 }
@@ -214,6 +237,10 @@ function fullView(row: CardRow, shopIds: number[]): PartnerCardView {
     min_points_for_redemption: row.minPointsForRedemption,
     max_points_per_redemption: row.maxPointsPerRedemption,
     default_coupon_validity_days: row.defaultCouponValidityDays,
+    tier_basis: row.tierBasis,
+    tier_window: row.tierWindow,
+    tier_downgrade: row.tierDowngrade,
+    tier_time_zone: row.tierTimeZone,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };
@@ -326,6 +353,7 @@ export class PartnerCardsService {
   constructor(
     private readonly db: Db,
     private readonly shops: ShopsService,
+    private readonly hooks: { onTierSettingsChanged?: () => void } = {},
   ) {}
 
   /** Insert a card programme; `shopIds` must already be checked to be the partner's own. */
@@ -386,21 +414,28 @@ export class PartnerCardsService {
   /** A partial update: only the fields sent change; the answer is those fields plus updated_at. */
   async updateCard(partnerId: number, id: number, input: CardInput): Promise<Result<UpdatedCardView>> {
     const sent = CARD_INPUT_FIELDS.filter((f) => input[f] !== undefined);
+    let tierSettingsChanged = false;
     try {
-      return await this.db.transaction(async (tx) => {
+      const result = await this.db.transaction(async (tx): Promise<Result<UpdatedCardView>> => {
         // Locked: a concurrent update cannot slip a min past the max this one checks against.
         const existing = await repo.find(tx, partnerId, id, { forUpdate: true });
         if (!existing) return missing('resource.partner_card');
         const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, existing);
         if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
         if (sent.length === 0) return ok({ updated_at: iso(existing.updatedAt) });
-        const row = (await repo.update(tx, partnerId, id, columnsOf(input)))!;
+        const columns = columnsOf(input);
+        tierSettingsChanged = TIER_SETTING_COLUMNS.some((c) => columns[c] !== undefined && columns[c] !== existing[c]);
+        // The tier rules changed: every card of the programme is re-evaluated in the background.
+        if (tierSettingsChanged) columns.tiersVersion = sql`${partnerCards.tiersVersion} + 1` as unknown as number;
+        const row = (await repo.update(tx, partnerId, id, columns))!;
         const linked = await this.linkShops(tx, partnerId, id, input.shop_ids);
         // The card row was already written: roll it back with the failure.
         if (!linked.ok) throw new RolledBack(linked);
         const shopIds = sent.includes('shop_ids') ? await repo.shopIds(tx, partnerId, id) : [];
         return ok(updatedView(row, shopIds, sent));
       });
+      if (result.ok && tierSettingsChanged) this.hooks.onTierSettingsChanged?.();
+      return result;
     } catch (err) {
       if (err instanceof RolledBack) return err.result;
       throw err;

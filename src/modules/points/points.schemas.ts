@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { DateTime } from '../../shared/schemas.js';
+import { cardTierProperties } from '../tiers/tiers.schemas.js';
 
 // Spelled out (not mapped from POINTS_TRANSACTION_TYPES) so that TypeBox infers the literal union.
 export const TransactionType = Type.Union(
@@ -62,6 +63,7 @@ export const Balance = Type.Object({
   card_id: Type.Integer(),
   points_balance: Type.Integer(),
   points_debt: Type.Integer({ description: 'Points owed after returns (DESIGN.md §12); later earnings pay it off first' }),
+  ...cardTierProperties,
   expiring: Type.Array(Type.Object({ points: Type.Integer(), expires_at: DateTime })),
 });
 

@@ -12,7 +12,7 @@ import { fail, missing, ok, type Result } from '../../shared/errors.js';
 import type { MessageKey } from '../../shared/i18n.js';
 import { iso, type Clock } from '../../shared/time.js';
 import type { CustomersService, CustomerView } from '../customers/customers.service.js';
-import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
+import type { LoyaltyCardsService, LoyaltyCardView } from '../loyalty-cards/loyalty-cards.service.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import { qrRepository as repo, type QrLoginRow } from './qr.repository.js';
@@ -100,9 +100,12 @@ export interface PollView {
   status: QrLoginStatus;
   device_name: string;
   expires_at: string;
-  user?: CustomerView;
+  user?: TillUser;
   token?: string;
 }
+
+/** The signed-in customer as the till sees it: with their cards in the partner's programmes (tier included, DESIGN.md §13). */
+export type TillUser = CustomerView & { cards: LoyaltyCardView[] };
 
 export class QrLoginService {
   constructor(
@@ -128,7 +131,7 @@ export class QrLoginService {
     const status = effectiveStatus(row, ['pending', 'scanned'], now);
     const view: PollView = { session_id: row.id, status, device_name: row.deviceName, expires_at: iso(row.expiresAt) };
     if (status === 'authenticated' && row.customerId !== null) {
-      view.user = (await deps.customers.get(row.customerId))!;
+      view.user = await this.tillUser(row.customerId, partnerId);
       // Handed out once, and only while the till could still be waiting for it.
       const fresh = row.completedAt !== null && now.getTime() - row.completedAt.getTime() <= QR_SESSION_TTL_MS;
       if (fresh && (await repo.claimToken(deps.db, row.id, now))) view.token = await this.tokenFor(row);
@@ -156,8 +159,9 @@ export class QrLoginService {
       return row;
     });
     if (!result) return this.refusal(customerId, codeInput);
-    const user = (await deps.customers.get(customerId))!;
-    await publishQuietly(deps, `qr-login.${result.id}`, { status: 'authenticated', seq: result.seq, user, token: await this.tokenFor(result) });
+    // The till's event carries the customer's cards with the partner; the app's answer, the customer.
+    const { cards, ...user } = await this.tillUser(customerId, result.partnerId);
+    await publishQuietly(deps, `qr-login.${result.id}`, { status: 'authenticated', seq: result.seq, user: { ...user, cards }, token: await this.tokenFor(result) });
     return ok({ status: 'authenticated', user });
   }
 
@@ -173,6 +177,11 @@ export class QrLoginService {
     const rows = await repo.expireLogins(this.deps.db, this.deps.clock.now(), limit);
     for (const row of rows) await publishQuietly(this.deps, `qr-login.${row.id}`, { status: 'expired', seq: row.seq });
     return rows.length;
+  }
+
+  private async tillUser(customerId: number, partnerId: number): Promise<TillUser> {
+    const [user, cards] = await Promise.all([this.deps.customers.get(customerId), this.deps.cards.ofCustomers(partnerId, [customerId])]);
+    return { ...user!, cards: cards.get(customerId) ?? [] };
   }
 
   private async tokenFor(row: QrLoginRow): Promise<string> {

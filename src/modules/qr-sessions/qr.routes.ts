@@ -8,7 +8,7 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { AppError, notFound, unwrap } from '../../shared/errors.js';
 import { DateTime, Envelope, errorResponses, IdParam, LocaleParam, LocaleParams, Name } from '../../shared/schemas.js';
-import { CardInfo } from '../loyalty-cards/loyalty-cards.schemas.js';
+import { CardInfo, LoyaltyCard } from '../loyalty-cards/loyalty-cards.schemas.js';
 import { Customer } from '../customers/customers.schemas.js';
 import { SendData } from '../sms/sms.schemas.js';
 import type { AppLinkService } from './app-link.service.js';
@@ -39,7 +39,12 @@ const PollData = Type.Object({
   status: LoginStatus,
   device_name: Type.String(),
   expires_at: DateTime,
-  user: Type.Optional(Customer),
+  user: Type.Optional(
+    Type.Object(
+      { ...Customer.properties, cards: Type.Array(LoyaltyCard, { description: "The customer's cards in this partner's programmes, with their tier" }) },
+      { description: 'The signed-in customer (also in the authenticated status_update event)' },
+    ),
+  ),
   token: Type.Optional(Type.String({ description: 'Customer JWT scoped to this partner; in the first poll that sees authenticated only' })),
 });
 
