@@ -62,7 +62,7 @@ function campaign(c: Partial<CampaignFacts> = {}): CampaignFacts {
 
 const now = new Date('2026-11-27T10:00:00Z'); // Friday, 12:00 in Vilnius
 function run(lines: BasketLine[], campaigns: CampaignFacts[], extra: Partial<EvaluationInput> = {}) {
-  return evaluate({ lines, base, campaigns, card: { tierId: null, firstPurchase: false, hasCard: true }, shopId: 1, now, ...extra });
+  return evaluate({ lines, base, campaigns, card: { tierId: null, tierMultiplierHundredths: 100n, firstPurchase: false, hasCard: true }, shopId: 1, now, ...extra });
 }
 
 describe('shareOut (largest remainder)', () => {
@@ -120,7 +120,7 @@ describe('effects', () => {
       lines,
       base: { ...base, roundPointsUp: true },
       campaigns: [campaign({ effectType: 'per_currency', effectHundredths: 150n, skus: ['TEA'] })],
-      card: { tierId: null, firstPurchase: false, hasCard: true },
+      card: { tierId: null, tierMultiplierHundredths: 100n, firstPurchase: false, hasCard: true },
       shopId: 1,
       now,
     });
@@ -132,7 +132,7 @@ describe('effects', () => {
     assert.equal(r.skipped[0]!.reason, 'conditions');
   });
   it('max_points_per_purchase clamps the base only', () => {
-    const r = evaluate({ lines, base: { ...base, maxPointsPerPurchase: 5 }, campaigns: [campaign()], card: { tierId: null, firstPurchase: false, hasCard: true }, shopId: 1, now });
+    const r = evaluate({ lines, base: { ...base, maxPointsPerPurchase: 5 }, campaigns: [campaign()], card: { tierId: null, tierMultiplierHundredths: 100n, firstPurchase: false, hasCard: true }, shopId: 1, now });
     assert.equal(r.points, 55);
   });
 });
@@ -174,7 +174,7 @@ describe('priority, exclusive, gates', () => {
     ).skipped.map((s) => s.reason);
     assert.deepEqual(reasons, ['outside_dates', 'outside_dates', 'shop', 'tier', 'conditions', 'conditions', 'conditions']);
     const met = run([line(1, '10', { sku: 'A' })], [campaign({ skus: ['A'], minAmountUnits: eur('10'), firstPurchaseOnly: true })], {
-      card: { tierId: null, firstPurchase: true, hasCard: true },
+      card: { tierId: null, tierMultiplierHundredths: 100n, firstPurchase: true, hasCard: true },
     });
     assert.equal(met.campaigns.length, 1);
   });

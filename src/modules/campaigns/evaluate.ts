@@ -10,6 +10,8 @@
 // conditional UPDATE and, when one could not be taken in full, evaluates again with what the
 // locked rows say is left (`CampaignFacts` carries those counters).
 
+import { tierPoints } from '../tiers/tier-rules.js';
+
 export type SkipReason = 'outside_dates' | 'outside_schedule' | 'shop' | 'tier' | 'conditions' | 'limit' | 'budget' | 'exclusive';
 
 export interface BasketLine {
@@ -74,6 +76,8 @@ export interface CampaignFacts {
 export interface CardFacts {
   /** The card's tier id, or null (no tier, or no card). */
   tierId: number | null;
+  /** The tier's earn_multiplier × 100 (100 = none): a `tier` source of base × (m − 1) (DESIGN.md §13). */
+  tierMultiplierHundredths: bigint;
   /** Whether the card has no earlier purchase (true without a card: preview). */
   firstPurchase: boolean;
   /** False in a preview without a card: no per-customer limits then. */
@@ -112,6 +116,8 @@ export interface AppliedCampaign extends SourcePoints {
 export interface Evaluation {
   points: number;
   base: SourcePoints;
+  /** The card's tier multiplier's points, on every line like the base (null: none). */
+  tier: SourcePoints | null;
   campaigns: AppliedCampaign[];
   skipped: Array<{ campaign_id: number; name: string; reason: SkipReason }>;
 }
@@ -293,6 +299,24 @@ export function evaluate(input: EvaluationInput): Evaluation {
     lineIds: lines.filter((l) => l.position > 0).map((l) => l.lineId),
   };
 
+  // The tier's multiplier (DESIGN.md §13) on the base: rounded once, shared out as the base is.
+  const tierTotal = tierPoints(base, input.card.tierMultiplierHundredths, input.base.roundPointsUp);
+  const tierShares = shareOut(
+    tierTotal,
+    lines.map((l) => l.amountUnits),
+  );
+  const tierSource: SourcePoints | null =
+    tierTotal > 0n
+      ? {
+          source: 'tier',
+          campaignId: null,
+          name: null,
+          points: Number(tierTotal),
+          perLine: new Map(lines.map((l, i) => [l.position, Number(tierShares[i]!)] as const).filter(([, p]) => p > 0)),
+          lineIds: baseSource.lineIds,
+        }
+      : null;
+
   const applied: AppliedCampaign[] = [];
   const skipped: Evaluation['skipped'] = [];
   let closed = false;
@@ -345,6 +369,6 @@ export function evaluate(input: EvaluationInput): Evaluation {
     });
     if (c.exclusive) closed = true;
   }
-  const points = Number(base) + applied.reduce((sum, a) => sum + a.points, 0);
-  return { points, base: baseSource, campaigns: applied, skipped };
+  const points = Number(base) + (tierSource?.points ?? 0) + applied.reduce((sum, a) => sum + a.points, 0);
+  return { points, base: baseSource, tier: tierSource, campaigns: applied, skipped };
 }

@@ -15,6 +15,8 @@ import { amountToJson, formatAmount } from '../../shared/money.js';
 import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from '../campaigns/evaluate.js';
 import { basketRepository as basket, type PurchaseWrite } from './basket.repository.js';
 import type { LockedCard } from './points.repository.js';
+import { heldTier, settleTier, stepTier } from './tier-ledger.js';
+import { UNITS } from '../tiers/tier-rules.js';
 
 const DAY_MS = 86_400_000;
 /** Re-evaluations under the campaign locks before giving up (each adds at least one locked campaign). */
@@ -80,6 +82,7 @@ const milliToText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padSta
 export function breakdownOf(e: Evaluation): BreakdownRow[] {
   return [
     { source: 'base', campaign_id: null, name: null, points: e.base.points, line_ids: e.base.lineIds },
+    ...(e.tier ? [{ source: 'tier' as const, campaign_id: null, name: null, points: e.tier.points, line_ids: e.tier.lineIds }] : []),
     ...e.campaigns.map((c) => ({ source: c.source, campaign_id: c.campaignId, name: c.name, points: c.points, line_ids: c.lineIds })),
   ];
 }
@@ -87,7 +90,7 @@ export function breakdownOf(e: Evaluation): BreakdownRow[] {
 function itemsOf(input: BasketInput, lines: BasketLine[], e: Evaluation): ItemView[] {
   return input.lines.map((l, i) => {
     const pos = l.position;
-    const points = (e.base.perLine.get(pos) ?? 0) + e.campaigns.reduce((s, c) => s + (c.perLine.get(pos) ?? 0), 0);
+    const points = (e.base.perLine.get(pos) ?? 0) + (e.tier?.perLine.get(pos) ?? 0) + e.campaigns.reduce((s, c) => s + (c.perLine.get(pos) ?? 0), 0);
     return {
       line_id: l.lineId,
       product_id: lines[i]!.product?.id ?? null,
@@ -105,6 +108,8 @@ function itemsOf(input: BasketInput, lines: BasketLine[], e: Evaluation): ItemVi
 /** The per-line, per-source rows a return reads (every matching line, even at 0 points). */
 function sourcesOf(lines: BasketLine[], e: Evaluation): PurchaseWrite['sources'] {
   const rows: PurchaseWrite['sources'] = lines.map((l) => ({ position: l.position, source: 'base', campaignId: 0, ordinal: 0, points: e.base.perLine.get(l.position) ?? 0 }));
+  const tier = e.tier;
+  if (tier) for (const l of lines) rows.push({ position: l.position, source: 'tier', campaignId: 0, ordinal: 1, points: tier.perLine.get(l.position) ?? 0 });
   e.campaigns.forEach((c, i) => {
     const matching = lines.filter((l) => l.position === 0 || c.lineIds.includes(l.lineId));
     for (const l of matching) rows.push({ position: l.position, source: 'campaign', campaignId: c.campaignId, ordinal: 2 + i, points: c.perLine.get(l.position) ?? 0 });
@@ -175,8 +180,13 @@ function run(ctx: BasketContext, input: BasketInput, lines: BasketLine[], campai
     lines,
     base: ctx.programme,
     campaigns,
-    // Tiers (DESIGN.md §13) are not built yet: no card has a tier, so tier_ids never match.
-    card: { tierId: null, firstPurchase: ctx.card === null ? true : firstPurchase, hasCard: ctx.card !== null },
+    // The award earns at the tier the card held before it (DESIGN.md §13).
+    card: {
+      tierId: heldTier(ctx.card)?.id ?? null,
+      tierMultiplierHundredths: heldTier(ctx.card)?.multiplierHundredths ?? 100n,
+      firstPurchase: ctx.card === null ? true : firstPurchase,
+      hasCard: ctx.card !== null,
+    },
     shopId: input.shopId,
     now,
   });
@@ -252,6 +262,7 @@ export async function awardBasket(
   }
   const items = itemsOf(input, lines, evaluation);
   const days = card.programme.pointsExpirationDays;
+  const tier = stepTier(card, card.tierSettings.basis === 'points_earned' ? BigInt(points) * UNITS : input.amount, now, now);
   const written = await basket.writePurchase(tx, {
     partnerId,
     cardId: card.id,
@@ -278,8 +289,10 @@ export async function awardBasket(
     })),
     sources: sourcesOf(lines, evaluation),
     campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day, limited: locked.has(c.campaignId) })),
+    tier: tier.state,
   });
   if (!written) return receiptUsed(input.receiptNumber);
+  await settleTier(tx, card, tier, now);
   card.pointsBalance = balanceAfter;
   card.pointsDebt -= debtPaid;
   return ok({ id: written.id, points, balanceAfter, items, breakdown: breakdownOf(evaluation) });
@@ -293,12 +306,19 @@ export interface PreviewView {
   points: number;
   breakdown: BreakdownRow[];
   balance_after: number | null;
-  tier: null;
+  tier: { id: number; name: { en: string; lt: string }; color: string | null } | null;
   campaigns_skipped: Array<{ campaign_id: number; name: string; reason: SkipReason }>;
 }
 
 export function previewView(card: LockedCard | null, e: BasketEvaluation): PreviewView {
   const points = e.evaluation.points;
   const balanceAfter = card === null ? null : card.pointsBalance + points - Math.min(points, card.pointsDebt);
-  return { points, breakdown: e.breakdown, balance_after: balanceAfter, tier: null, campaigns_skipped: e.evaluation.skipped };
+  const tier = heldTier(card);
+  return {
+    points,
+    breakdown: e.breakdown,
+    balance_after: balanceAfter,
+    tier: tier ? { id: tier.id, name: tier.name, color: tier.color } : null,
+    campaigns_skipped: e.evaluation.skipped,
+  };
 }

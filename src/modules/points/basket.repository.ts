@@ -15,6 +15,8 @@ import { sql } from 'drizzle-orm';
 import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import type { CampaignFacts } from '../campaigns/evaluate.js';
+import type { CardTierState } from '../tiers/tier-rules.js';
+import { tierColumns } from '../tiers/tiers.repository.js';
 
 interface Rows<T> {
   rows: T[];
@@ -116,6 +118,8 @@ function campaignFacts(r: CampaignRow): CampaignFacts {
 
 
 export interface PurchaseWrite {
+  /** The card's tier state after the purchase (DESIGN.md §13), written with it. */
+  tier: CardTierState;
   partnerId: number;
   cardId: number;
   customerId: number;
@@ -305,7 +309,7 @@ export const basketRepository = {
       ), card as (
         update loyalty_cards set points_balance = ${w.balanceAfter}, points_debt = ${w.debtAfter},
                next_expiry_at = case when ${w.points - w.debtPaid}::int > 0 then least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)) else loyalty_cards.next_expiry_at end,
-               updated_at = ${now}::timestamptz
+               updated_at = ${now}::timestamptz ${tierColumns(w.tier)}
         where id = ${w.cardId} and exists (select 1 from t)
       )
       select t.id from t`);

@@ -29,6 +29,9 @@ import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
 import { RecentKeys } from '../../shared/recent-keys.js';
+import { UNITS, type TierBasis } from '../tiers/tier-rules.js';
+import { tiersRepository } from '../tiers/tiers.repository.js';
+import { enterTier, refreshTier, settleTier, stepTier } from './tier-ledger.js';
 
 /** Largest number of points one operation may move. */
 export const MAX_POINTS_PER_OPERATION = 10_000_000;
@@ -154,6 +157,23 @@ function tooLarge(balance: number, adding: number) {
   });
 }
 
+/** How an entry moves the card's qualifying value (DESIGN.md §13): by how much, counted at the time of which earning. */
+export interface Qualifying {
+  deltaUnits: bigint;
+  at: Date;
+}
+
+/**
+ * What an earning still counts toward the tier: its points (bonus, game, purchase) or its
+ * amount (a purchase, for amount_spent), net of its returns (`settled`: their points and
+ * amount, both ≤ 0). Anything else counts nothing.
+ */
+export function qualifyingOf(basis: TierBasis, e: Pick<TransactionRow, 'type' | 'points' | 'amount'>, settled: { points: number; amountUnits: bigint }): bigint {
+  if (e.type !== 'purchase' && e.type !== 'bonus' && e.type !== 'game') return 0n;
+  if (basis === 'points_earned') return BigInt(e.points + settled.points) * UNITS;
+  return e.type === 'purchase' ? (parseAmount(e.amount ?? '0') ?? 0n) + settled.amountUnits : 0n;
+}
+
 export interface AwardInput {
   cardId: number;
   shopId: number;
@@ -253,7 +273,7 @@ export class PointsLedger {
         });
       }
       if (result.campaigns) this.campaignPartners.remember(partnerId);
-      if (result.due || ((result.campaigns || result.debt) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      if (result.due || ((result.campaigns || result.debt || result.tiers) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
       // Nothing was written: say why, in the order a client fixes things.
       if (!result.shopOk) return shopNotFound();
       if (!result.active) return programmeInactive();
@@ -444,6 +464,12 @@ export class PointsLedger {
     return ok(view!);
   }
 
+  /** A card created in the caller's transaction enters its programme's tier for a value of 0 (a threshold-0 tier; DESIGN.md §13). */
+  async enterTier(tx: Executor, cardId: number): Promise<void> {
+    const card = await repo.lockCard(tx, { cardId }, null);
+    if (card && card.tiers.length > 0) await enterTier(tx, card, this.clock.now());
+  }
+
   /** The welcome bonus of a programme, on a card created in the caller's transaction. */
   async grantBonus(tx: Executor, cardId: number, points: number): Promise<TransactionView | undefined> {
     const card = await repo.lockCard(tx, { cardId }, null);
@@ -554,16 +580,19 @@ export class PointsLedger {
       ...(rebilled > 0 ? { debt: rebilled } : {}),
     });
     entry.balanceAfter = card.pointsBalance - recovered;
-    const view = await this.writeEntry(tx, card, entry);
+    // The earning no longer counts toward the tier, net of what its returns already took off.
+    const view = await this.writeEntry(tx, card, entry, { deltaUnits: -qualifyingOf(card.tierSettings.basis, original, returns), at: original.createdAt });
     if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
     return ok({ ...view, points_not_recovered: toRecover - recovered });
   }
 
   /**
    * Expire the card's lots that are past due (lazy expiry on every locked access; the sweep
-   * job does the same for cards nobody touches). Updates `card` in place.
+   * job does the same for cards nobody touches), after the tier work time made due
+   * (tier-ledger.ts `refreshTier`). Updates `card` in place.
    */
   async expireDue(tx: Executor, card: LockedCard, now: Date): Promise<void> {
+    await refreshTier(tx, card, now);
     if (card.nextExpiryAt === null || card.nextExpiryAt.getTime() > now.getTime()) return;
     const due = await repo.dueLots(tx, card.id, now);
     const total = due.reduce((s, l) => s + l.remaining, 0);
@@ -606,6 +635,54 @@ export class PointsLedger {
       }
     }
     return expired;
+  }
+
+  /**
+   * Tier work that time made due on cards nobody touched (DESIGN.md §13): values with an entry
+   * out of their window counted again, kept tiers past keep_until dropped (`end_of_window`).
+   * Like sweepExpired: a card per transaction, a card another transaction holds is left to
+   * the next sweep — so nodes sweeping side by side never do one card twice.
+   */
+  async sweepTiers(limit = 200, log?: { error(obj: object, msg?: string): void }): Promise<number> {
+    const now = this.clock.now();
+    let done = 0;
+    for (const id of await tiersRepository.dueCards(this.db, now, limit)) {
+      try {
+        const did = await this.db.transaction(async (tx) => {
+          if (!(await repo.tryLockCard(tx, id))) return false;
+          const card = await repo.lockCard(tx, { cardId: id }, null);
+          if (card) await refreshTier(tx, card, now);
+          return true;
+        });
+        if (did) done++;
+      } catch (err) {
+        log?.error({ err, card_id: id }, 'tier sweep of a card failed; retried at the next sweep');
+      }
+    }
+    return done;
+  }
+
+  /**
+   * One batch of the background re-evaluation after a programme's tiers or tier settings
+   * changed (tiers_version moved): cards behind that version, claimed with SKIP LOCKED, get
+   * their value counted afresh and the tier the thresholds give, each with a history row.
+   * Returns how many cards it did (`limit` while more may be waiting).
+   */
+  async reevaluateTiers(limit = 100): Promise<number> {
+    const programme = await tiersRepository.changedProgramme(this.db);
+    if (!programme) return 0;
+    const now = this.clock.now();
+    const done = await this.db.transaction(async (tx) => {
+      const ids = await tiersRepository.claimBehind(tx, programme.id, programme.version, limit);
+      for (const id of ids) {
+        const card = await repo.lockCard(tx, { cardId: id }, null);
+        if (card) await refreshTier(tx, card, now, programme.version);
+      }
+      return ids.length;
+    });
+    if (done === limit) return limit;
+    // Last batch of this programme (or its other cards are busy: the next run takes them).
+    return (await tiersRepository.markEvaluated(this.db, programme.id, programme.version)) ? limit : done;
   }
 
   /** Apply due expiries on every card of an owner (before totals are shown). */
@@ -659,12 +736,15 @@ export class PointsLedger {
   }
 
   /** Write and keep the locked card's state in step; undefined on a unique conflict (receipt, reversal). Also used by returns.ts. */
-  async writeEntry(tx: Executor, card: LockedCard, entry: Entry): Promise<TransactionView | undefined> {
-    const written = await repo.write(tx, entry);
+  async writeEntry(tx: Executor, card: LockedCard, entry: Entry, qualifying?: Qualifying): Promise<TransactionView | undefined> {
+    // An earning, return or reversal moves the qualifying value and maybe the tier (DESIGN.md §13), in the entry's statement.
+    const tier = qualifying && qualifying.deltaUnits !== 0n ? stepTier(card, qualifying.deltaUnits, qualifying.at, entry.createdAt) : undefined;
+    const written = await repo.write(tx, tier ? { ...entry, tier: tier.state } : entry);
     if (!written) return undefined;
     card.pointsBalance = entry.balanceAfter;
     card.pointsDebt += entry.debt ?? 0;
     card.nextExpiryAt = written.nextExpiryAt;
+    if (tier) await settleTier(tx, card, tier, entry.createdAt);
     return entryView(entry, written.id);
   }
 
@@ -703,7 +783,9 @@ export class PointsLedger {
       entry.balanceAfter -= paid;
       entry.debt = -paid;
     }
-    return this.writeEntry(tx, card, entry);
+    // Bonuses and game wins are points earned (DESIGN.md §13); they spend nothing.
+    const earned = card.tierSettings.basis === 'points_earned' && c.points > 0 ? BigInt(c.points) * UNITS : 0n;
+    return this.writeEntry(tx, card, entry, { deltaUnits: earned, at: now });
   }
 
   /** Draws of `points` from the card's open lots in spending order (also used by returns.ts). */

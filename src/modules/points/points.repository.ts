@@ -10,6 +10,9 @@ import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
 // rules are joined to the card lock so that an award stays one round trip at the till.
 import { partnerCards } from '../partner-cards/partner-cards.tables.js';
 import { shops } from '../shops/shops.tables.js';
+import type { CardTierState, TierDef, TierSettings } from '../tiers/tier-rules.js';
+import { tierDef, tierColumns, type TierRow } from '../tiers/tiers.repository.js';
+import { textToUnits } from '../tiers/tier-rules.js';
 import { pointsLots, pointsTransactions, type PointsTransactionType } from './points.tables.js';
 
 export type TransactionRow = typeof pointsTransactions.$inferSelect;
@@ -23,6 +26,11 @@ export interface LockedCard {
   pointsDebt: number;
   nextExpiryAt: Date | null;
   shopOk: boolean;
+  /** The card's tier state (DESIGN.md §13), moved with every earning, return and reversal. */
+  tier: CardTierState;
+  /** The programme's tier settings and tiers (lowest threshold first; none = no tiers). */
+  tierSettings: TierSettings;
+  tiers: TierDef[];
   programme: {
     isActive: boolean;
     pointsEnabled: boolean;
@@ -62,6 +70,11 @@ export interface Entry {
   /** A `return` entry's purchase or deduction. */
   returnsId?: number | null;
   createdAt: Date;
+  /**
+   * The card's tier state after this entry (DESIGN.md §13: the qualifying value and the tier
+   * move with the entry), written by the same statement; left out when the entry moves neither.
+   */
+  tier?: CardTierState;
   /** The lot this entry earns (credits only). */
   lot?: { points: number; expiresAt: Date | null };
   /**
@@ -108,6 +121,16 @@ interface CardRow {
   car: string;
   min_points_for_redemption: number;
   max_points_per_redemption: number | null;
+  tier_id: number | null;
+  tier_value: string;
+  tier_value_until_ms: number | null;
+  tier_reached_at_ms: number | null;
+  tier_keep_until_ms: number | null;
+  tier_basis: TierSettings['basis'];
+  tier_window: TierSettings['window'];
+  tier_downgrade: TierSettings['downgrade'];
+  tier_time_zone: string;
+  tiers: Array<Pick<TierRow, 'id' | 'threshold' | 'name' | 'color'> & { earn_multiplier: string }> | null;
 }
 
 const programmeColumns = {
@@ -143,12 +166,18 @@ export const pointsRepository = {
              pc.currency_amount::text as ca, pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase,
              pc.points_per_visit, pc.points_expiration_days, pc.points_redemption_enabled,
              pc.points_per_currency_redemption::text as ppcr, pc.currency_amount_redemption::text as car,
-             pc.min_points_for_redemption, pc.max_points_per_redemption
+             pc.min_points_for_redemption, pc.max_points_per_redemption,
+             c.tier_id, c.tier_value::text as tier_value, (extract(epoch from c.tier_value_until) * 1000)::float8 as tier_value_until_ms,
+             (extract(epoch from c.tier_reached_at) * 1000)::float8 as tier_reached_at_ms, (extract(epoch from c.tier_keep_until) * 1000)::float8 as tier_keep_until_ms,
+             pc.tier_basis, pc.tier_window, pc.tier_downgrade, pc.tier_time_zone,
+             (select json_agg(json_build_object('id', t.id, 'threshold', t.threshold, 'name', t.name, 'color', t.color, 'earn_multiplier', t.earn_multiplier::text) order by t.threshold)
+                from tiers t where t.partner_card_id = c.partner_card_id) as tiers
       from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
       where c.id = ${where.cardId} and (${where.partnerId ?? null}::int is null or c.partner_id = ${where.partnerId ?? null}::int)`;
     const [r] = await executePrepared<CardRow>(db, lock ? sql`${query} for update of c` : query);
     if (!r) return undefined;
     const n = (v: number | null) => (v === null ? null : Number(v));
+    const at = (ms: number | null) => (ms === null ? null : new Date(Number(ms)));
     return {
       id: Number(r.id),
       partnerId: Number(r.partner_id),
@@ -158,6 +187,15 @@ export const pointsRepository = {
       pointsDebt: Number(r.points_debt),
       nextExpiryAt: r.next_ms === null ? null : new Date(Number(r.next_ms)),
       shopOk: r.shop_ok,
+      tier: {
+        tierId: n(r.tier_id),
+        valueUnits: textToUnits(r.tier_value),
+        valueUntil: at(r.tier_value_until_ms),
+        reachedAt: at(r.tier_reached_at_ms),
+        keepUntil: at(r.tier_keep_until_ms),
+      },
+      tierSettings: { basis: r.tier_basis, window: r.tier_window, downgrade: r.tier_downgrade, timeZone: r.tier_time_zone },
+      tiers: (r.tiers ?? []).map((t) => tierDef({ id: Number(t.id), threshold: Number(t.threshold), name: t.name, color: t.color, earnMultiplier: t.earn_multiplier })),
       programme: {
         isActive: r.is_active,
         pointsEnabled: r.points_enabled,
@@ -210,6 +248,7 @@ export const pointsRepository = {
       due: boolean;
       campaigns: boolean;
       debt: boolean;
+      tiers: boolean;
       shop_ok: boolean;
       points: string;
       tx_id: number | null;
@@ -223,6 +262,10 @@ export const pointsRepository = {
                exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
                   and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz)) as campaigns,
                c.points_debt > 0 as debt,
+               -- Tiers, or a qualifying value due to be counted again (DESIGN.md §13): the engine awards.
+               (exists (select 1 from tiers r where r.partner_card_id = c.partner_card_id)
+                 or (pc.tier_window <> 'lifetime' and (c.tier_value_until is null or c.tier_value_until <= ${now}::timestamptz))) as tiers,
+               pc.tier_basis,
                pc.points_expiration_days as exp_days,
                exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
                case when not pc.points_enabled then 0::numeric else least(greatest(
@@ -239,7 +282,7 @@ export const pointsRepository = {
         select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
                ${a.receiptNumber}, ${now}::timestamptz
         from card
-        where active and shop_ok and not due and not campaigns and not debt and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
+        where active and shop_ok and not due and not campaigns and not debt and not tiers and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
         on conflict do nothing
         returning id, points, balance_after
       ), new_lot as (
@@ -250,10 +293,12 @@ export const pointsRepository = {
       ), upd as (
         update loyalty_cards set points_balance = t.balance_after,
                next_expiry_at = least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)),
+               -- The qualifying value (its window's end is already set: else the engine awards).
+               tier_value = loyalty_cards.tier_value + case when (select tier_basis from card) = 'points_earned' then t.points else ${a.amount}::numeric end,
                updated_at = ${now}::timestamptz
         from t where loyalty_cards.id = ${a.cardId}
       )
-      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt, card.shop_ok, card.points::text as points,
+      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt, card.tiers, card.shop_ok, card.points::text as points,
              t.id as tx_id, t.balance_after
       from card left join t on true`);
     if (!row) return undefined;
@@ -264,6 +309,7 @@ export const pointsRepository = {
       due: row.due,
       campaigns: row.campaigns,
       debt: row.debt,
+      tiers: row.tiers,
       shopOk: row.shop_ok,
       points: BigInt(row.points),
       transactionId: row.tx_id === null ? null : Number(row.tx_id),
@@ -312,6 +358,7 @@ export const pointsRepository = {
         from d where points_lots.id = d.lot_id and exists (select 1 from t)
       ), card as (
         update loyalty_cards set points_balance = ${e.balanceAfter}, points_debt = points_debt + ${debt}::int, next_expiry_at = ${next}, updated_at = ${now}::timestamptz
+               ${e.tier ? tierColumns(e.tier) : sql``}
         where id = ${e.cardId} and exists (select 1 from t)
         returning (extract(epoch from next_expiry_at) * 1000)::float8 as next_ms
       )
@@ -525,6 +572,8 @@ export interface AwardStatementResult {
   campaigns: boolean;
   /** The card owes points (a return took more than its balance): the basket engine awards. */
   debt: boolean;
+  /** The programme has tiers, or the card's qualifying value is due to be counted again: the basket engine awards. */
+  tiers: boolean;
   shopOk: boolean;
   points: bigint;
   /** Set when the award was written. */

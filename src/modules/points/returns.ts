@@ -15,6 +15,7 @@ import type { Executor } from '../../infra/db/index.js';
 import { fail, failOn, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { formatAmount, parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
+import { UNITS } from '../tiers/tier-rules.js';
 import { parseQuantity } from './basket-body.js';
 import { MAX_BALANCE, type PointsLedger, type TransactionView } from './ledger.service.js';
 import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from './points.repository.js';
@@ -210,7 +211,9 @@ async function returnPurchase(
     ...(debt > 0 ? { debt } : {}),
   });
   entry.balanceAfter = card.pointsBalance - drawn;
-  const view = await ledger.writeEntry(tx, card, entry);
+  // The purchase counts that much less toward the tier (DESIGN.md §13), if it still counts in the window.
+  const qualifying = card.tierSettings.basis === 'points_earned' ? BigInt(-owed) * UNITS : -amountUnits;
+  const view = await ledger.writeEntry(tx, card, entry, { deltaUnits: qualifying, at: purchase.createdAt });
   await returns.apply(tx, apply);
   return ok(view!);
 }

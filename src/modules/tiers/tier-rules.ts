@@ -103,6 +103,11 @@ export function windowStart(s: Pick<TierSettings, 'window' | 'timeZone'>, now: D
   return plusYears(now, -1);
 }
 
+/** calendar_year: where the year before the one holding `now` begins. */
+export function previousYearStart(s: Pick<TierSettings, 'timeZone'>, now: Date): Date {
+  return zonedMidnight(zonedYear(now, s.timeZone) - 1, 1, 1, s.timeZone);
+}
+
 /** Whether an entry made at `at` still counts in the window at `now`. */
 export function inWindow(s: Pick<TierSettings, 'window' | 'timeZone'>, at: Date, now: Date): boolean {
   const start = windowStart(s, now);
@@ -153,13 +158,13 @@ function rank(tiers: readonly TierDef[], id: number | null): number {
   return tiers.find((t) => t.id === id)?.threshold ?? -1;
 }
 
-function moveTo(state: CardTierState, to: TierDef | undefined, s: TierSettings, now: Date, reason: TierReason): TierStep {
+function moveTo(state: CardTierState, to: TierDef | undefined, s: TierSettings, now: Date, reason: TierReason, keepUntil = keepUntilFor(s, now)): TierStep {
   const toId = to?.id ?? null;
   const next: CardTierState = {
     ...state,
     tierId: toId,
     reachedAt: to ? now : null,
-    keepUntil: to ? keepUntilFor(s, now) : null,
+    keepUntil: to ? keepUntil : null,
   };
   return { state: next, move: toId === state.tierId ? null : { from: state.tierId, to: toId, reason } };
 }
@@ -193,17 +198,37 @@ export function applyChange(tiers: readonly TierDef[], s: TierSettings, state: C
   return moveTo(moved, qualified, s, now, 'returned');
 }
 
+/** Whether keep_until has passed on a card whose programme lets tiers fall by time. */
+export function keepEnded(s: TierSettings, state: CardTierState, now: Date): boolean {
+  return s.downgrade === 'end_of_window' && state.keepUntil !== null && state.keepUntil <= now;
+}
+
 /**
  * The sweep, once keep_until has passed (`end_of_window` only): the card falls to the tier
  * its current value gives — or stays, kept again from now, when the value still qualifies.
+ * Under `calendar_year`, a tier the value of the year before reached (`previousYearUnits`)
+ * is kept to the end of this year, so the fall is to the higher of the two.
  */
-export function windowEnded(tiers: readonly TierDef[], s: TierSettings, state: CardTierState, now: Date): TierStep {
-  if (s.downgrade === 'never' || state.keepUntil === null || state.keepUntil > now) return { state, move: null };
-  const qualified = tierForValue(tiers, state.valueUnits);
-  if ((qualified?.threshold ?? -1) >= rank(tiers, state.tierId) && qualified?.id === state.tierId) {
-    return { state: { ...state, reachedAt: now, keepUntil: keepUntilFor(s, now) }, move: null };
+export function windowEnded(tiers: readonly TierDef[], s: TierSettings, state: CardTierState, now: Date, previousYearUnits?: bigint): TierStep {
+  if (!keepEnded(s, state, now)) return { state, move: null };
+  let target = tierForValue(tiers, state.valueUnits);
+  let keepUntil = keepUntilFor(s, now);
+  if (s.window === 'calendar_year' && previousYearUnits !== undefined) {
+    const previous = tierForValue(tiers, previousYearUnits);
+    if (previous && previous.threshold > (target?.threshold ?? -1)) {
+      target = previous;
+      keepUntil = zonedMidnight(zonedYear(now, s.timeZone) + 1, 1, 1, s.timeZone);
+    }
   }
-  return moveTo(state, qualified, s, now, 'window_ended');
+  if (target && target.id === state.tierId) return { state: { ...state, reachedAt: now, keepUntil }, move: null };
+  return moveTo(state, target, s, now, 'window_ended', keepUntil);
+}
+
+/** A new card takes the tier a value of 0 gives (a tier with threshold 0), as if earned. */
+export function joinTier(tiers: readonly TierDef[], s: TierSettings, state: CardTierState, now: Date): TierStep {
+  const qualified = tierForValue(tiers, state.valueUnits);
+  if (!qualified || state.tierId !== null) return { state, move: null };
+  return moveTo(state, qualified, s, now, 'earned');
 }
 
 /** Tiers or settings changed: the card takes what the thresholds give from its value, up or down. */

@@ -1,6 +1,6 @@
 // SQL of tiers (DESIGN.md §13): the programme's tiers, the card's tier state and history,
 // the qualifying value counted from the ledger, and the cards the background jobs work on.
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
 // The tier settings are programme columns: read and versioned here, edited by partner-cards.
@@ -22,6 +22,13 @@ export const tierDef = (r: Pick<TierRow, 'id' | 'threshold' | 'name' | 'color' |
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 const ts = (d: Date | null) => (d === null ? null : d.toISOString());
+
+/** `, tier_id = …, …`: the card's tier state, for the ledger's own card update (one statement per entry). */
+export function tierColumns(st: CardTierState): SQL {
+  return sql`, tier_id = ${st.tierId}::int, tier_value = ${unitsText(st.valueUnits)}::numeric,
+    tier_value_until = ${ts(st.valueUntil)}::timestamptz, tier_reached_at = ${ts(st.reachedAt)}::timestamptz,
+    tier_keep_until = ${ts(st.keepUntil)}::timestamptz`;
+}
 
 export const tiersRepository = {
   /** The tiers of programmes, lowest threshold first. */
@@ -55,7 +62,7 @@ export const tiersRepository = {
    * purchases' amounts net of returns. Also the earliest such entry (when the value changes
    * next by time).
    */
-  async count(db: Executor, cardId: number, s: TierSettings, start: Date | null): Promise<{ valueUnits: bigint; first: Date | null }> {
+  async count(db: Executor, cardId: number, s: TierSettings, start: Date | null, end: Date | null = null): Promise<{ valueUnits: bigint; first: Date | null }> {
     const value =
       s.basis === 'points_earned'
         ? sql`e.points + coalesce((select sum(r.points) from points_transactions r where r.returns_id = e.id), 0)`
@@ -68,6 +75,7 @@ export const tiersRepository = {
           select e.created_at as at, ${value} as v
           from points_transactions e
           where e.card_id = ${cardId} and e.type in ('purchase', 'bonus', 'game') and ${after}
+            and (${ts(end)}::timestamptz is null or e.created_at < ${ts(end)}::timestamptz)
             and not exists (select 1 from points_transactions x where x.reverses_id = e.id)
         ) s
         where v <> 0`),
@@ -77,18 +85,22 @@ export const tiersRepository = {
 
   async writeState(db: Executor, cardId: number, st: CardTierState, version?: number): Promise<void> {
     await db.execute(sql`
-      update loyalty_cards set tier_id = ${st.tierId}, tier_value = ${unitsText(st.valueUnits)}::numeric,
-             tier_value_until = ${ts(st.valueUntil)}::timestamptz, tier_reached_at = ${ts(st.reachedAt)}::timestamptz,
-             tier_keep_until = ${ts(st.keepUntil)}::timestamptz
-             ${version === undefined ? sql`` : sql`, tier_version = ${version}`}
+      update loyalty_cards set tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)}
       where id = ${cardId}`);
   },
 
   async recordMove(db: Executor, cardId: number, move: TierMove, names: Map<number, { en: string; lt: string }>, at: Date): Promise<void> {
+    // A move away from a deleted tier: its id is gone, its name is the one the history last gave it.
+    const fromKnown = move.from !== null && names.has(move.from);
+    let fromName = fromKnown ? names.get(move.from!)! : null;
+    if (move.from !== null && !fromKnown) {
+      const [last] = await db.select({ name: cardTierHistory.toName }).from(cardTierHistory).where(eq(cardTierHistory.cardId, cardId)).orderBy(desc(cardTierHistory.id)).limit(1);
+      fromName = last?.name ?? null;
+    }
     await db.insert(cardTierHistory).values({
       cardId,
-      fromTierId: move.from,
-      fromName: move.from === null ? null : (names.get(move.from) ?? null),
+      fromTierId: fromKnown ? move.from : null,
+      fromName,
       toTierId: move.to,
       toName: move.to === null ? null : (names.get(move.to) ?? null),
       reason: move.reason as TierHistoryReason,
@@ -144,11 +156,15 @@ export const tiersRepository = {
   },
 
   /** Marks the programme evaluated at `version` once no card is behind it (and nobody bumped it since). */
-  async markEvaluated(db: Executor, partnerCardId: number, version: number): Promise<void> {
-    await db.execute(sql`
-      update partner_cards set tiers_evaluated_version = ${version}
-      where id = ${partnerCardId} and tiers_version = ${version}
-        and not exists (select 1 from loyalty_cards c where c.partner_card_id = ${partnerCardId} and c.tier_version < ${version})`);
+  async markEvaluated(db: Executor, partnerCardId: number, version: number): Promise<boolean> {
+    const rows = rowsOf<{ id: number }>(
+      await db.execute(sql`
+        update partner_cards set tiers_evaluated_version = ${version}
+        where id = ${partnerCardId} and tiers_version = ${version}
+          and not exists (select 1 from loyalty_cards c where c.partner_card_id = ${partnerCardId} and c.tier_version < ${version})
+        returning id`),
+    );
+    return rows.length > 0;
   },
 
   /** Cards per tier of the partner's programmes (the Overview chart); tier null = no tier. */
