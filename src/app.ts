@@ -229,6 +229,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify.addHook('onClose', async () => services.mail.stop());
     fastify.addHook('onClose', async () => context.workers.smsDispatcher.stop());
     fastify.addHook('onClose', async () => context.workers.expirySweeper.stop());
+    fastify.addHook('onClose', async () => context.workers.tierSweeper.stop());
     fastify.addHook('onClose', async () => context.workers.qrExpiry.stop());
     fastify.addHook('onClose', async () => context.workers.gameSessionExpiry.stop());
     fastify.addHook('onClose', async () => services.xmlImports.stop());
@@ -238,6 +239,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await context.workers.smsDispatcher.start();
     await services.webhooks.start();
     context.workers.expirySweeper.start();
+    context.workers.tierSweeper.start();
     context.workers.qrExpiry.start();
     context.workers.gameSessionExpiry.start();
     await services.mail.start();

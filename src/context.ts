@@ -93,7 +93,7 @@ export interface Context {
     tiers: TiersService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
-  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; qrExpiry: IntervalJob; gameSessionExpiry: IntervalJob };
+  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; tierSweeper: IntervalJob; qrExpiry: IntervalJob; gameSessionExpiry: IntervalJob };
   clock: Clock;
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
@@ -238,6 +238,14 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 200,
       log: opts.log,
     });
+    // Tier work of time (values out of their window, kept tiers ended) and the re-evaluation
+    // after tiers changed (DESIGN.md §13), in the background on every node, as often as expiry.
+    const tierSweeper = new IntervalJob('tiers', async () => (await ledger.reevaluateTiers(100)) + (await ledger.sweepTiers(100, opts.log)), {
+      intervalMs: config.points.expirySweepMs,
+      batchSize: 100,
+      log: opts.log,
+    });
+    tierChanges.notify = () => void tierSweeper.runOnce();
     const publish: PublishEvent = (channel, event, data) => realtime.publish(channel, event, data);
     const qrDeps = { db: database.db, clock, appLinkBase: config.appLinkBase, publish, shops, partners, log: opts.log };
     const qrLogin = new QrLoginService({ ...qrDeps, tokens, customers, cards: loyaltyCards });
@@ -330,7 +338,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
         xmlImports,
         tiers,
       },
-      workers: { smsDispatcher, expirySweeper, qrExpiry, gameSessionExpiry },
+      workers: { smsDispatcher, expirySweeper, tierSweeper, qrExpiry, gameSessionExpiry },
       clock,
       close: async () => {
         await realtime.close();

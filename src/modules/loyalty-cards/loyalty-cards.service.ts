@@ -149,11 +149,14 @@ export class LoyaltyCardsService {
   }
 
   private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
+    // A tier with threshold 0 is the card's from the start (DESIGN.md §13).
+    await this.deps.ledger.enterTier(tx, row.id);
     if (programme.pointsEnabled && programme.initialBonusPoints > 0) {
-      // The bonus moves the balance and, as an earning, the tier state: the card as it is now.
-      const bonus = await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
-      if (bonus) row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
+      // The bonus moves the balance and, as an earning, the tier state.
+      await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
     }
+    // The card as it is now (tier state and balance).
+    row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
     const [view] = await this.views([row], tx);
     return view!;
   }

@@ -156,6 +156,9 @@ export const Preview = Type.Object({
   points: Type.Integer(),
   breakdown: Type.Array(BreakdownRow),
   balance_after: Type.Union([Type.Integer(), Type.Null()], { description: 'With a card: its balance after the award' }),
-  tier: Type.Null({ description: 'The card\'s tier (DESIGN.md §13; null until tiers exist)' }),
+  tier: Type.Union(
+    [Type.Object({ id: Type.Integer(), name: Type.Object({ en: Type.String(), lt: Type.String() }), color: Type.Union([Type.String(), Type.Null()]) }), Type.Null()],
+    { description: "The card's tier the award earns at (DESIGN.md §13); null without a card or a tier" },
+  ),
   campaigns_skipped: Type.Array(Type.Object({ campaign_id: Type.Integer(), name: Type.String(), reason: SkipReason })),
 });
