@@ -57,7 +57,10 @@ describe('coupons at the till', () => {
         offer: coupon.offer,
       });
       assert.deepEqual(v.user, { id: c.id, name: 'Ona', email: 'ona@example.com', phone: c.phone, default_card_id: card.id, points_balance: 40 });
-      assert.deepEqual(v.card, { id: card.id, card_number: card.card_number, user_id: c.id, points_balance: 40 });
+      // The card's tier (DESIGN.md §13; tiers-api.test.ts): this programme has none.
+      const { tier_progress: progress, ...cardFields } = v.card;
+      assert.deepEqual(cardFields, { id: card.id, card_number: card.card_number, user_id: c.id, points_balance: 40, tier: null });
+      assert.deepEqual({ ...progress, value: 0 }, { basis: 'points_earned', window: 'rolling_12_months', value: 0, next: null, keep_until: null });
       assert.deepEqual(v.points_rules, { points_enabled: true, points_redemption_enabled: true, points_per_euro: 2, euro_per_point: 0.01 });
       assert.equal(v.games_count, 1);
       assert.ok(v.coupons_count >= 1);

@@ -34,6 +34,10 @@ const FULL_KEYS = [
   'round_points_up',
   'shop_ids',
   'terms_conditions',
+  'tier_basis',
+  'tier_downgrade',
+  'tier_time_zone',
+  'tier_window',
   'title',
   'updated_at',
 ];
@@ -58,6 +62,10 @@ const DOCUMENTED_DEFAULTS = {
   min_points_for_redemption: 0,
   max_points_per_redemption: null,
   default_coupon_validity_days: null,
+  tier_basis: 'points_earned',
+  tier_window: 'rolling_12_months',
+  tier_downgrade: 'end_of_window',
+  tier_time_zone: 'Europe/Vilnius',
 };
 
 const MAGIC = {
@@ -199,6 +207,10 @@ describe('partner cards', () => {
         min_points_for_redemption: 10,
         max_points_per_redemption: 10,
         default_coupon_validity_days: 3650,
+        tier_basis: 'amount_spent',
+        tier_window: 'calendar_year',
+        tier_downgrade: 'never',
+        tier_time_zone: 'America/New_York',
       };
       const created = await post(body);
       assert.equal(created.status, 201, created.text);

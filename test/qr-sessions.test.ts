@@ -164,7 +164,13 @@ describe('QR sessions', () => {
       // The till sees the winner, and the token is theirs.
       const polled = await poll(session_id, q);
       assert.equal(polled.body.data.status, 'authenticated');
-      assert.deepEqual(polled.body.data.user, results[w]!.body.data.user);
+      // The till's user is the app's, plus the customer's cards with the partner (DESIGN.md §13).
+      const { cards: tillCards, ...tillUser } = polled.body.data.user;
+      assert.deepEqual(tillUser, results[w]!.body.data.user);
+      assert.deepEqual(
+        tillCards.map((x: { user_id: number; partner_id: number }) => [x.user_id, x.partner_id]),
+        [[winner.id, q.id]],
+      );
       assert.equal(decodeJwt(polled.body.data.token as string).sub, String(winner.id));
       // One card in the programme, the winner's, with one welcome bonus.
       const cards = await request(t.url, 'GET', `/en/shop/loyalty-cards?partner_card_id=${programme}`, { headers: apiHeaders(q.apiKey) });

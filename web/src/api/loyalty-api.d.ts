@@ -2541,6 +2541,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/partners/cards/{id}/tiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The programme's tiers
+         * @description Lowest threshold first (at most 20, no pagination). Another partner's programme, or a deleted one, is 404.
+         */
+        get: operations["getPartnersCardsByIdTiers"];
+        put?: never;
+        /**
+         * Add a tier
+         * @description earn_multiplier defaults to 1, benefits and color to null. threshold is unique in the programme (409 DUPLICATE_VALUE on threshold); a programme has at most 20 tiers (422 QUOTA_EXCEEDED). Every change re-evaluates the programme's cards in the background (history reason tiers_changed); the API never waits for it. Honours Idempotency-Key.
+         */
+        post: operations["postPartnersCardsByIdTiers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/cards/{id}/tiers/{tier_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a tier (any subset of the fields)
+         * @description Only the fields sent change; `data` is the whole tier. A tier of another programme is 404. threshold is unique in the programme (409 DUPLICATE_VALUE on threshold); a programme has at most 20 tiers (422 QUOTA_EXCEEDED). Every change re-evaluates the programme's cards in the background (history reason tiers_changed); the API never waits for it.
+         */
+        put: operations["putPartnersCardsByIdTiersByTierId"];
+        post?: never;
+        /**
+         * Delete a tier
+         * @description Cards holding it move to what the remaining thresholds give, in the background (reason tiers_changed); until then they show no tier. Their history keeps the tier's name (with id null).
+         */
+        delete: operations["deletePartnersCardsByIdTiersByTierId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/loyalty-cards/{id}/tier-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A card's tier history
+         * @description Newest first, with `meta` pagination. With a customer JWT, the customer's own cards (a QR-login token: that partner's only); with API credentials, the partner's cards; any other card is 404. `from`/`to` carry the tier's name as it was then; `id` is null once that tier has been deleted.
+         */
+        get: operations["getShopLoyaltyCardsByIdTierHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/shop/games": {
         parameters: {
             query?: never;
@@ -7743,6 +7811,29 @@ export interface operations {
                      * @default null
                      */
                     default_coupon_validity_days?: number | null;
+                    /**
+                     * @description What qualifies for tiers: points earned, or EUR spent (purchases net of returns); default points_earned.
+                     * @default points_earned
+                     * @enum {unknown}
+                     */
+                    tier_basis?: "points_earned" | "amount_spent";
+                    /**
+                     * @description Which earnings count: all (lifetime), this calendar year (a tier reached is kept to the end of the next year), or the last 12 months (kept at least 12 months); default rolling_12_months.
+                     * @default rolling_12_months
+                     * @enum {unknown}
+                     */
+                    tier_window?: "lifetime" | "calendar_year" | "rolling_12_months";
+                    /**
+                     * @description end_of_window: when keep_until passes the card falls to what its value gives; never: it never falls by time. Default end_of_window.
+                     * @default end_of_window
+                     * @enum {unknown}
+                     */
+                    tier_downgrade?: "end_of_window" | "never";
+                    /**
+                     * @description IANA time zone of the calendar year; default "Europe/Vilnius".
+                     * @default Europe/Vilnius
+                     */
+                    tier_time_zone?: string;
                 };
             };
         };
@@ -7916,6 +8007,13 @@ export interface operations {
                              * @description Deprecated: coupon validity is configured per game (coupon_validity_days of /partners/games). Still honoured for game coupons whose game sets none: expires_at = creation + this many days; null = never. Sending it makes the response carry `Deprecation: true`.
                              */
                             default_coupon_validity_days: number | null;
+                            /** @enum {unknown} */
+                            tier_basis: "points_earned" | "amount_spent";
+                            /** @enum {unknown} */
+                            tier_window: "lifetime" | "calendar_year" | "rolling_12_months";
+                            /** @enum {unknown} */
+                            tier_downgrade: "end_of_window" | "never";
+                            tier_time_zone: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -8058,6 +8156,23 @@ export interface operations {
                      * @description 1 to 3650, or null for no expiry. Deprecated: coupon validity is configured per game (coupon_validity_days of /partners/games). Still honoured for game coupons whose game sets none: expires_at = creation + this many days; null = never. Sending it makes the response carry `Deprecation: true`.
                      */
                     default_coupon_validity_days?: number | null;
+                    /**
+                     * @description What qualifies for tiers: points earned, or EUR spent (purchases net of returns); default points_earned.
+                     * @enum {unknown}
+                     */
+                    tier_basis?: "points_earned" | "amount_spent";
+                    /**
+                     * @description Which earnings count: all (lifetime), this calendar year (a tier reached is kept to the end of the next year), or the last 12 months (kept at least 12 months); default rolling_12_months.
+                     * @enum {unknown}
+                     */
+                    tier_window?: "lifetime" | "calendar_year" | "rolling_12_months";
+                    /**
+                     * @description end_of_window: when keep_until passes the card falls to what its value gives; never: it never falls by time. Default end_of_window.
+                     * @enum {unknown}
+                     */
+                    tier_downgrade?: "end_of_window" | "never";
+                    /** @description IANA time zone of the calendar year; default "Europe/Vilnius". */
+                    tier_time_zone?: string;
                 };
             };
         };
@@ -8117,6 +8232,13 @@ export interface operations {
                              * @description Deprecated: coupon validity is configured per game (coupon_validity_days of /partners/games). Still honoured for game coupons whose game sets none: expires_at = creation + this many days; null = never. Sending it makes the response carry `Deprecation: true`.
                              */
                             default_coupon_validity_days?: number | null;
+                            /** @enum {unknown} */
+                            tier_basis?: "points_earned" | "amount_spent";
+                            /** @enum {unknown} */
+                            tier_window?: "lifetime" | "calendar_year" | "rolling_12_months";
+                            /** @enum {unknown} */
+                            tier_downgrade?: "end_of_window" | "never";
+                            tier_time_zone?: string;
                             /** Format: date-time */
                             updated_at: string;
                         };
@@ -10900,6 +11022,37 @@ export interface operations {
                             qr_content: string;
                             /** @enum {string} */
                             source: "issued" | "third_party";
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -10997,6 +11150,37 @@ export interface operations {
                             qr_content: string;
                             /** @enum {string} */
                             source: "issued" | "third_party";
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -11122,6 +11306,37 @@ export interface operations {
                                 qr_content: string;
                                 /** @enum {string} */
                                 source: "issued" | "third_party";
+                                /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                                tier: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    color: string | null;
+                                } | null;
+                                /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                                tier_progress: {
+                                    /** @enum {unknown} */
+                                    basis: "points_earned" | "amount_spent";
+                                    /** @enum {unknown} */
+                                    window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                    /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                    value: number;
+                                    /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                    next: {
+                                        id: number;
+                                        name: {
+                                            en: string;
+                                            lt: string;
+                                        };
+                                        threshold: number;
+                                        /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                        remaining: number;
+                                    } | null;
+                                    /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                    keep_until: string | null;
+                                };
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -11237,6 +11452,37 @@ export interface operations {
                             points_balance: number;
                             /** @description Points owed after returns; later earnings pay it off first */
                             points_debt: number;
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** @description Points that will expire, soonest first */
                             expiring: {
                                 points: number;
@@ -11337,6 +11583,37 @@ export interface operations {
                             qr_content: string;
                             /** @enum {string} */
                             source: "issued" | "third_party";
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -11362,6 +11639,37 @@ export interface operations {
                             qr_content: string;
                             /** @enum {string} */
                             source: "issued" | "third_party";
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -11479,6 +11787,37 @@ export interface operations {
                             qr_content: string;
                             /** @enum {string} */
                             source: "issued" | "third_party";
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -11945,8 +12284,15 @@ export interface operations {
                             }[];
                             /** @description With a card: its balance after the award */
                             balance_after: number | null;
-                            /** @description The card's tier (DESIGN.md §13; null until tiers exist) */
-                            tier: null;
+                            /** @description The card's tier the award earns at (DESIGN.md §13); null without a card or a tier */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
                             campaigns_skipped: {
                                 campaign_id: number;
                                 name: string;
@@ -13217,6 +13563,37 @@ export interface operations {
                             points_balance: number;
                             /** @description Points owed after returns (DESIGN.md §12); later earnings pay it off first */
                             points_debt: number;
+                            /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                            tier: {
+                                id: number;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                                color: string | null;
+                            } | null;
+                            /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                            tier_progress: {
+                                /** @enum {unknown} */
+                                basis: "points_earned" | "amount_spent";
+                                /** @enum {unknown} */
+                                window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                value: number;
+                                /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                next: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    threshold: number;
+                                    /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                    remaining: number;
+                                } | null;
+                                /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                keep_until: string | null;
+                            };
                             expiring: {
                                 points: number;
                                 /** Format: date-time */
@@ -13530,7 +13907,7 @@ export interface operations {
                             device_name: string;
                             /** Format: date-time */
                             expires_at: string;
-                            /** @description Customer (user) */
+                            /** @description The signed-in customer (also in the authenticated status_update event) */
                             user?: {
                                 id: number;
                                 /** @description E.164 */
@@ -13543,6 +13920,57 @@ export interface operations {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @description The customer's cards in this partner's programmes, with their tier */
+                                cards: {
+                                    id: number;
+                                    card_number: string;
+                                    user_id: number;
+                                    partner_card_id: number;
+                                    partner_id: number;
+                                    /** @description What the card can spend; never negative */
+                                    points_balance: number;
+                                    /** @description Points owed after a return the balance could not cover (DESIGN.md §12); later earnings pay it off first */
+                                    points_debt: number;
+                                    /** @description What the app shows as a QR code for a till to scan (the card number). */
+                                    qr_content: string;
+                                    /** @enum {string} */
+                                    source: "issued" | "third_party";
+                                    /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                                    tier: {
+                                        id: number;
+                                        name: {
+                                            en: string;
+                                            lt: string;
+                                        };
+                                        color: string | null;
+                                    } | null;
+                                    /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                                    tier_progress: {
+                                        /** @enum {unknown} */
+                                        basis: "points_earned" | "amount_spent";
+                                        /** @enum {unknown} */
+                                        window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                        /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                        value: number;
+                                        /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                        next: {
+                                            id: number;
+                                            name: {
+                                                en: string;
+                                                lt: string;
+                                            };
+                                            threshold: number;
+                                            /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                            remaining: number;
+                                        } | null;
+                                        /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                        keep_until: string | null;
+                                    };
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** Format: date-time */
+                                    updated_at: string;
+                                }[];
                             };
                             /** @description Customer JWT scoped to this partner; in the first poll that sees authenticated only */
                             token?: string;
@@ -13738,6 +14166,37 @@ export interface operations {
                                     qr_content: string;
                                     /** @enum {string} */
                                     source: "issued" | "third_party";
+                                    /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                                    tier: {
+                                        id: number;
+                                        name: {
+                                            en: string;
+                                            lt: string;
+                                        };
+                                        color: string | null;
+                                    } | null;
+                                    /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                                    tier_progress: {
+                                        /** @enum {unknown} */
+                                        basis: "points_earned" | "amount_spent";
+                                        /** @enum {unknown} */
+                                        window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                        /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                        value: number;
+                                        /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                        next: {
+                                            id: number;
+                                            name: {
+                                                en: string;
+                                                lt: string;
+                                            };
+                                            threshold: number;
+                                            /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                            remaining: number;
+                                        } | null;
+                                        /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                        keep_until: string | null;
+                                    };
                                     /** Format: date-time */
                                     created_at: string;
                                     /** Format: date-time */
@@ -16260,6 +16719,37 @@ export interface operations {
                                 qr_content: string;
                                 /** @enum {string} */
                                 source: "issued" | "third_party";
+                                /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                                tier: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    color: string | null;
+                                } | null;
+                                /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                                tier_progress: {
+                                    /** @enum {unknown} */
+                                    basis: "points_earned" | "amount_spent";
+                                    /** @enum {unknown} */
+                                    window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                    /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                    value: number;
+                                    /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                    next: {
+                                        id: number;
+                                        name: {
+                                            en: string;
+                                            lt: string;
+                                        };
+                                        threshold: number;
+                                        /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                        remaining: number;
+                                    } | null;
+                                    /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                    keep_until: string | null;
+                                };
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -18977,7 +19467,30 @@ export interface operations {
                          *         "id": 40,
                          *         "card_number": "4000123412341234",
                          *         "user_id": 12,
-                         *         "points_balance": 120
+                         *         "points_balance": 120,
+                         *         "tier": {
+                         *           "id": 2,
+                         *           "name": {
+                         *             "en": "Silver",
+                         *             "lt": "Sidabrinis"
+                         *           },
+                         *           "color": "#C0C0C0"
+                         *         },
+                         *         "tier_progress": {
+                         *           "basis": "points_earned",
+                         *           "window": "rolling_12_months",
+                         *           "value": 640,
+                         *           "next": {
+                         *             "id": 3,
+                         *             "name": {
+                         *               "en": "Gold",
+                         *               "lt": "Auksinis"
+                         *             },
+                         *             "threshold": 1000,
+                         *             "remaining": 360
+                         *           },
+                         *           "keep_until": "2027-03-01T10:00:00.000Z"
+                         *         }
                          *       },
                          *       "points_rules": {
                          *         "points_enabled": true,
@@ -19029,6 +19542,37 @@ export interface operations {
                                 card_number: string;
                                 user_id: number;
                                 points_balance: number;
+                                /** @description The card's tier (its name as stored, {en, lt}); null below every threshold or in a programme without tiers. */
+                                tier: {
+                                    id: number;
+                                    name: {
+                                        en: string;
+                                        lt: string;
+                                    };
+                                    color: string | null;
+                                } | null;
+                                /** @description Where the card stands (DESIGN.md §13), from its stored state */
+                                tier_progress: {
+                                    /** @enum {unknown} */
+                                    basis: "points_earned" | "amount_spent";
+                                    /** @enum {unknown} */
+                                    window: "lifetime" | "calendar_year" | "rolling_12_months";
+                                    /** @description The card's qualifying value in its window: points, or EUR (at most 4 decimals) for amount_spent. */
+                                    value: number;
+                                    /** @description The lowest tier above both the value and the tier held; null at the top (or without tiers). */
+                                    next: {
+                                        id: number;
+                                        name: {
+                                            en: string;
+                                            lt: string;
+                                        };
+                                        threshold: number;
+                                        /** @description threshold − value (points, or EUR with at most 4 decimals) */
+                                        remaining: number;
+                                    } | null;
+                                    /** @description Until when the tier is kept (end_of_window); null without a tier or for lifetime. */
+                                    keep_until: string | null;
+                                };
                             };
                             points_rules: {
                                 points_enabled: boolean;
@@ -20314,6 +20858,617 @@ export interface operations {
             };
             /** @description Error envelope */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersCardsByIdTiers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            name: {
+                                en: string;
+                                lt: string;
+                            };
+                            threshold: number;
+                            earn_multiplier: number;
+                            benefits: {
+                                en: string;
+                                lt: string;
+                            } | null;
+                            color: string | null;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersCardsByIdTiers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": {
+                 *         "en": "Gold",
+                 *         "lt": "Auksinis"
+                 *       },
+                 *       "threshold": 1000,
+                 *       "earn_multiplier": 1.5,
+                 *       "color": "#D4AF37"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description In both languages, each 1 to 100 characters. */
+                    name: {
+                        en: string;
+                        lt: string;
+                    };
+                    /** @description Qualifying value from which a card holds the tier: points (tier_basis points_earned) or whole EUR (amount_spent); unique in the programme (409 DUPLICATE_VALUE). */
+                    threshold: number;
+                    /**
+                     * @description Multiplies the base points of an award (1 to 10, at most 2 decimals).
+                     * @default 1
+                     */
+                    earn_multiplier?: number;
+                    /** @default null */
+                    benefits?: {
+                        en: string;
+                        lt: string;
+                    } | null;
+                    /**
+                     * @description #RRGGBB
+                     * @default null
+                     */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @description Tier of a card programme
+                         * @example {
+                         *       "id": 4,
+                         *       "name": {
+                         *         "en": "Gold",
+                         *         "lt": "Auksinis"
+                         *       },
+                         *       "threshold": 1000,
+                         *       "earn_multiplier": 1.5,
+                         *       "benefits": {
+                         *         "en": "Free coffee on Fridays",
+                         *         "lt": "Nemokama kava penktadieniais"
+                         *       },
+                         *       "color": "#D4AF37"
+                         *     }
+                         */
+                        data: {
+                            id: number;
+                            name: {
+                                en: string;
+                                lt: string;
+                            };
+                            threshold: number;
+                            earn_multiplier: number;
+                            benefits: {
+                                en: string;
+                                lt: string;
+                            } | null;
+                            color: string | null;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putPartnersCardsByIdTiersByTierId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+                tier_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Any subset of the fields; the rest stay. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In both languages, each 1 to 100 characters. */
+                    name?: {
+                        en: string;
+                        lt: string;
+                    };
+                    /** @description Qualifying value from which a card holds the tier: points (tier_basis points_earned) or whole EUR (amount_spent); unique in the programme (409 DUPLICATE_VALUE). */
+                    threshold?: number;
+                    /** @description Multiplies the base points of an award (1 to 10, at most 2 decimals). */
+                    earn_multiplier?: number;
+                    benefits?: {
+                        en: string;
+                        lt: string;
+                    } | null;
+                    /** @description #RRGGBB */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /**
+                         * @description Tier of a card programme
+                         * @example {
+                         *       "id": 4,
+                         *       "name": {
+                         *         "en": "Gold",
+                         *         "lt": "Auksinis"
+                         *       },
+                         *       "threshold": 1000,
+                         *       "earn_multiplier": 1.5,
+                         *       "benefits": {
+                         *         "en": "Free coffee on Fridays",
+                         *         "lt": "Nemokama kava penktadieniais"
+                         *       },
+                         *       "color": "#D4AF37"
+                         *     }
+                         */
+                        data: {
+                            id: number;
+                            name: {
+                                en: string;
+                                lt: string;
+                            };
+                            threshold: number;
+                            earn_multiplier: number;
+                            benefits: {
+                                en: string;
+                                lt: string;
+                            } | null;
+                            color: string | null;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deletePartnersCardsByIdTiersByTierId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+                tier_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getShopLoyaltyCardsByIdTierHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            /** @description The tier as it was named then; null = no tier */
+                            from: {
+                                /** @description null when the tier has been deleted since */
+                                id: number | null;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                            } | null;
+                            /** @description The tier as it was named then; null = no tier */
+                            to: {
+                                /** @description null when the tier has been deleted since */
+                                id: number | null;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                            } | null;
+                            /**
+                             * @description earned (an earning crossed a threshold), returned (a return or reversal dropped the value), window_ended (keep_until passed), tiers_changed (the thresholds changed)
+                             * @enum {unknown}
+                             */
+                            reason: "earned" | "returned" | "window_ended" | "tiers_changed";
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
