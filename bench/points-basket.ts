@@ -44,7 +44,8 @@ export const BIG_BUDGET = 2_000_000_000;
  * Every basket has a coffee line, a listed sku, a listed product and ≥ 20 EUR, so all five
  * apply to every award (the two budgeted ones lock their rows in each).
  */
-export async function seedBasketProgramme(db: pg.Client, partnerId: number, programmeId: number): Promise<BasketSeed> {
+/** A copy of a programme's rules and shops, with a card in it for every customer (numbers starting with `prefix`). */
+async function copyProgramme(db: pg.Client, partnerId: number, programmeId: number, prefix: string): Promise<{ programme: number; cardIds: number[] }> {
   const { rows: cols } = await db.query<{ column_name: string }>(
     `select column_name from information_schema.columns where table_schema = 'public' and table_name = 'partner_cards'
        and column_name not in ('id', 'created_at', 'updated_at') and is_generated = 'NEVER' and is_identity = 'NO'`,
@@ -62,10 +63,48 @@ export async function seedBasketProgramme(db: pg.Client, partnerId: number, prog
   );
   const { rows: cards } = await db.query<{ id: number }>(
     `insert into loyalty_cards (partner_id, partner_card_id, customer_id, card_number)
-     select $1, $2, c.id, '8' || lpad(c.id::text, 15, '0') from customers c
+     select $1, $2, c.id, $3 || lpad(c.id::text, 15, '0') from customers c
      where not exists (select 1 from loyalty_cards l where l.customer_id = c.id and l.partner_card_id = $2) returning id`,
+    [partnerId, programme, prefix],
+  );
+  return { programme, cardIds: cards.map((c) => c.id) };
+}
+
+/**
+ * The tiers case (DESIGN.md §13): a copy of the programme with three tiers (thresholds low
+ * enough that the bench's awards cross them) and `check`, which says whether every card's
+ * stored value equals its purchases' points and its tier is the one the value gives.
+ */
+export async function seedTieredProgramme(db: pg.Client, partnerId: number, programmeId: number) {
+  const { programme, cardIds } = await copyProgramme(db, partnerId, programmeId, '7');
+  await db.query(
+    `insert into tiers (partner_id, partner_card_id, name, threshold, earn_multiplier) values
+       ($1, $2, '{"en":"Bronze","lt":"Bronza"}', 30, 1), ($1, $2, '{"en":"Silver","lt":"Sidabras"}', 150, 1.5), ($1, $2, '{"en":"Gold","lt":"Auksas"}', 600, 2)`,
     [partnerId, programme],
   );
+  return {
+    cardIds,
+    async check(): Promise<string> {
+      const { rows: [r] } = await db.query<{ cards: number; wrong_value: number; wrong_tier: number; moves: number; tiered: string }>(
+        `with v as (
+           select c.id, c.tier_id, c.tier_value, coalesce((select sum(t.points) from points_transactions t where t.card_id = c.id and t.type = 'purchase'), 0) as earned,
+                  (select k.id from tiers k where k.partner_card_id = c.partner_card_id and k.threshold <= c.tier_value order by k.threshold desc limit 1) as expected
+           from loyalty_cards c where c.partner_card_id = $1)
+         select count(*)::int as cards, count(*) filter (where tier_value <> earned)::int as wrong_value,
+                count(*) filter (where tier_id is distinct from expected)::int as wrong_tier,
+                (select count(*)::int from card_tier_history h join loyalty_cards c on c.id = h.card_id where c.partner_card_id = $1) as moves,
+                (select string_agg(n || ' ' || k, ', ') from (select coalesce(t.name->>'en', 'none') as n, count(*) as k from v left join tiers t on t.id = v.tier_id group by 1 order by 1) x) as tiered
+         from v`,
+        [programme],
+      );
+      return `tier state ${r!.wrong_value === 0 && r!.wrong_tier === 0 ? 'exact' : `WRONG (${r!.wrong_value} values, ${r!.wrong_tier} tiers)`} on ${r!.cards} cards; ${r!.moves} moves; ${r!.tiered}`;
+    },
+  };
+}
+
+export async function seedBasketProgramme(db: pg.Client, partnerId: number, programmeId: number): Promise<BasketSeed> {
+  const { programme, cardIds } = await copyProgramme(db, partnerId, programmeId, '8');
+  const cards = cardIds.map((id) => ({ id }));
 
   const category = async (name: string, parent: number | null) =>
     (

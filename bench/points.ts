@@ -12,6 +12,10 @@
 //        - the basket award: 10 lines matched to the catalogue, every campaign applying,
 //        - the same baskets without the two budgets (what the budgets' row locks cost),
 //        - transactions/preview of the same baskets with card_id: requests/s, p50/p95/p99;
+//   2b. the tiers case (DESIGN.md §13, issue 23): a third programme, a copy of the first
+//      with three tiers (a 1.5× and a 2× multiplier) and no campaign — the amount-only award
+//      there runs the engine (the card's tier state moves in the award's statement, and a
+//      crossing writes a history row);
 //   3. the same amount-only award with an Idempotency-Key on every request, and on ONE card
 //      (every request queues on the same row lock: the worst case);
 //   4. the reference, in the same run on the same server while it is idle (before the
@@ -29,7 +33,7 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import autocannon, { type Result } from 'autocannon';
-import { BIG_BUDGET, checkCounters, profileStatements, sampleLockWaits, seedBasketProgramme } from './points-basket.js';
+import { BIG_BUDGET, checkCounters, profileStatements, sampleLockWaits, seedBasketProgramme, seedTieredProgramme } from './points-basket.js';
 import { PGBENCH_DB, pgbenchTps, settingsLine, startBenchServer } from './postgres.js';
 
 /** A campaign's points given: its row's counter plus its shards' (src/modules/campaigns/campaigns.tables.ts). */
@@ -40,7 +44,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const CARDS = Number(process.env.BENCH_CARDS ?? 1000);
 const PROFILE_AWARDS = Number(process.env.BENCH_PROFILE_AWARDS ?? 200);
-const CASES = ['amount', 'amount_campaigns', 'basket', 'basket_no_budget', 'preview', 'keyed', 'one_card'] as const;
+const CASES = ['amount', 'amount_campaigns', 'amount_tiers', 'basket', 'basket_no_budget', 'preview', 'keyed', 'one_card'] as const;
 type Case = (typeof CASES)[number];
 const ONLY = new Set((process.env.BENCH_POINTS_CASES ?? CASES.join(',')).split(',').map((s) => s.trim()) as Case[]);
 
@@ -78,6 +82,7 @@ async function main() {
     const cardIds = cards.map((r: { id: number }) => r.id);
     // The campaign programme: a copy of the same rules, a card for each customer, five campaigns.
     const basket = await seedBasketProgramme(db, seed.partner_id, seed.programme_id);
+    const tiered = await seedTieredProgramme(db, seed.partner_id, seed.programme_id);
     await db.query('analyze');
 
     // The reference first, on an idle server.
@@ -125,6 +130,7 @@ async function main() {
     const runCase: Record<Case, (d: number) => Promise<Measured>> = {
       amount: (d) => fire(create, d, amountOn(cardIds)),
       amount_campaigns: (d) => fire(create, d, amountOn(basket.cardIds)),
+      amount_tiers: (d) => fire(create, d, amountOn(tiered.cardIds)),
       basket: (d) => fire(create, d, basketBody),
       basket_no_budget: async (d) => {
         await setBudgets(null);
@@ -186,6 +192,8 @@ async function main() {
     const counters = await checkCounters(db, basket.campaigns.map((c) => c.id));
     if (!counters.every((c) => c.ok)) throw new Error(`campaign counters differ from their breakdown rows:\n${JSON.stringify(counters, null, 2)}`);
 
+    const tierCheck = await tiered.check();
+    if (tierCheck.includes('WRONG')) throw new Error(`tiers: ${tierCheck}`);
     const profile = PROFILE_AWARDS > 0 ? await profileStatements(bench.url, seed.partner_id, seed.shop_id, basket, PROFILE_AWARDS) : undefined;
 
     const med = (c: Case, f: (m: Measured) => number) => (results.has(c) ? median(results.get(c)!.map(f)) : NaN);
@@ -202,6 +210,7 @@ async function main() {
       '',
       row('amount-only, no campaigns', 'amount'),
       row('amount-only, 5 campaigns', 'amount_campaigns'),
+      row('amount-only, 3 tiers', 'amount_tiers'),
       row('basket of 10 lines, 5 campaigns', 'basket'),
       row('… the 2 budgets removed', 'basket_no_budget'),
       row('preview (same baskets, card_id)', 'preview'),
@@ -211,6 +220,7 @@ async function main() {
       '',
       `  basket / amount-only (per round)  ${perRound('basket')}   median ${(rps('basket') / rps('amount')).toFixed(2)} (aim ≥ 0.6)`,
       `  amount, campaigns / amount-only   ${perRound('amount_campaigns')}`,
+      `  amount, tiers / amount-only       ${perRound('amount_tiers')}   ${tierCheck}`,
       `  basket, no budgets / amount-only  ${perRound('basket_no_budget')}`,
       `  preview p95                       ${results.has('preview') ? results.get('preview')!.map((m) => m.p95.toFixed(0)).join(' / ') : '—'} ms (aim < 20 ms)`,
       `  awards / pgbench                  ${(rps('amount') / tps).toFixed(2)}`,
@@ -246,6 +256,7 @@ async function main() {
         p50_ms: med('amount', (m) => m.p50),
         p99_ms: med('amount', (m) => m.p99),
         amount_campaigns: summary('amount_campaigns'),
+        amount_tiers: summary('amount_tiers'),
         basket: summary('basket'),
         basket_no_budget: summary('basket_no_budget'),
         preview: summary('preview'),
