@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../src/app.js';
+import { buildApp, type App } from '../src/app.js';
 import { openDatabase } from '../src/infra/db/index.js';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
@@ -202,37 +202,39 @@ describe('loyalty CLI', () => {
       assert.equal(again.json.credentials, undefined);
     });
 
+    // The service on the store the commands left, for the next two tests: opening the store is
+    // the slow part, so they share one start. It must be closed before the next command, which
+    // opens the store itself.
+    let app: App | undefined;
+    const appConfig = () => loadConfig(testEnv({ LOYALTY_DATA_DIR: dataDir, DATABASE_URL: db?.url }), '0.0.0-test');
+    after(() => app?.fastify.close());
+
     it('left a store the service can use: the admins log in and the demo key works', async () => {
       assert.ok(seeded, 'demo seed ran');
-      const config = loadConfig(testEnv({ LOYALTY_DATA_DIR: dataDir, DATABASE_URL: db?.url }), '0.0.0-test');
-      const app = await buildApp(config);
-      try {
-        await app.fastify.listen({ host: '127.0.0.1', port: 0 });
-        const url = `http://127.0.0.1:${(app.fastify.server.address() as AddressInfo).port}`;
-        for (const [email, password] of [
-          ['a@b.c', 'longenough1'],
-          ['stdin@b.c', 'from-stdin-pass'],
-          [seeded.admin.email, seeded.admin.password],
-        ]) {
-          const login = await request(url, 'POST', '/en/admin/auth/login', { json: { email, password } });
-          assert.equal(login.status, 200, `${email}: ${login.text}`);
-        }
-        const partner = await request(url, 'POST', '/en/partners/auth/login', {
-          json: { email: seeded.partner.email, password: seeded.partner.password },
-        });
-        assert.equal(partner.status, 200);
-        const valid = await request(url, 'POST', '/en/shop/validate-credentials', { headers: apiHeaders(seeded.api_key) });
-        assert.equal(valid.status, 200);
-        assert.equal(valid.body.data.partner.id, seeded.partner.id);
-      } finally {
-        await app.fastify.close();
+      app = await buildApp(appConfig());
+      await app.fastify.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(app.fastify.server.address() as AddressInfo).port}`;
+      for (const [email, password] of [
+        ['a@b.c', 'longenough1'],
+        ['stdin@b.c', 'from-stdin-pass'],
+        [seeded.admin.email, seeded.admin.password],
+      ]) {
+        const login = await request(url, 'POST', '/en/admin/auth/login', { json: { email, password } });
+        assert.equal(login.status, 200, `${email}: ${login.text}`);
       }
+      const partner = await request(url, 'POST', '/en/partners/auth/login', {
+        json: { email: seeded.partner.email, password: seeded.partner.password },
+      });
+      assert.equal(partner.status, 200);
+      const valid = await request(url, 'POST', '/en/shop/validate-credentials', { headers: apiHeaders(seeded.api_key) });
+      assert.equal(valid.status, 200);
+      assert.equal(valid.body.data.partner.id, seeded.partner.id);
     });
 
     it('ledger verify passes on a consistent ledger and exits 1 naming the card whose balance was tampered with', async () => {
       assert.ok(seeded, 'demo seed ran');
-      const config = loadConfig(testEnv({ LOYALTY_DATA_DIR: dataDir, DATABASE_URL: db?.url }), '0.0.0-test');
-      const app = await buildApp(config, { workers: false });
+      assert.ok(app, 'the service started on the store');
+      const config = appConfig();
       let cardId: number;
       try {
         const { services, database } = app.context;
@@ -247,6 +249,7 @@ describe('loyalty CLI', () => {
         cardId = card.id;
       } finally {
         await app.fastify.close();
+        app = undefined;
       }
 
       const good = await run(['ledger', 'verify']);
