@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Env } from './helpers/app.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
+import { migratedDataDir } from './helpers/server-process.js';
 
 const SERVER = path.resolve('src/server.ts');
 const START_TIMEOUT_MS = 180_000;
@@ -320,9 +321,13 @@ describe('server process (new-user path, embedded)', () => {
 });
 
 describe('server process with NODE_ENV=production (embedded)', () => {
+  // One migrated, empty store for both starts (the first start on a fresh directory is the
+  // new-user path's, above): which secrets are reported as generated depends on the
+  // configuration only, and the second start sets them all.
   let dataDir: string;
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'loyalty-prod-'));
+    await migratedDataDir(dataDir);
   });
   after(async () => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -330,7 +335,7 @@ describe('server process with NODE_ENV=production (embedded)', () => {
   });
 
   it('seeds no demo data, accepts no test phone, and warns about every generated secret', async () => {
-    const s = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: path.join(dataDir, 'a'), NODE_ENV: 'production' }));
+    const s = spawnServer(newUserEnv({ LOYALTY_DATA_DIR: dataDir, NODE_ENV: 'production' }));
     await waitForOutput(s, /Store: .*\n\n/);
     const base = /is listening on (http:\/\/localhost:\d+)\n/.exec(s.stdout())![1];
     assert.doesNotMatch(s.stdout(), /Demo data|API key:|Test customer/);
@@ -355,7 +360,7 @@ describe('server process with NODE_ENV=production (embedded)', () => {
   it('is quiet about secrets that are set explicitly', async () => {
     const s = spawnServer(
       newUserEnv({
-        LOYALTY_DATA_DIR: path.join(dataDir, 'b'),
+        LOYALTY_DATA_DIR: dataDir,
         NODE_ENV: 'production',
         JWT_SECRET: 'j'.repeat(40),
         REALTIME_APP_ID: '1234',

@@ -60,7 +60,7 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
  * one, and each test file is its own process. The first process to need it writes it
  * (atomically, by rename); concurrent first writers produce the same content.
  */
-async function pgliteTemplate(): Promise<Blob> {
+export async function pgliteTemplate(): Promise<Blob> {
   let version = 'unknown';
   try {
     version = (JSON.parse(readFileSync('node_modules/@electric-sql/pglite/package.json', 'utf8')) as { version: string }).version;

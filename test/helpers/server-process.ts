@@ -4,8 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import type { Env } from './app.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createTestDatabase, pgliteTemplate, type TestDatabase } from './database.js';
 
 const SERVER = path.resolve('src/server.ts');
 
@@ -72,6 +73,18 @@ export function childEnv(overrides: Env): Env {
 }
 
 /**
+ * Fill an empty data directory with a migrated, empty embedded store (the test template), as
+ * if a server had started there once: for process tests of anything but the first start,
+ * whose first server then skips initdb and the migrations (seconds of CPU each). The first
+ * start itself is test/server.test.ts's and test/cli.test.ts's.
+ */
+export async function migratedDataDir(dataDir: string): Promise<void> {
+  // src/infra/db's layout: the cluster in <data dir>/pgdata.
+  const pg = new PGlite(path.join(dataDir, 'pgdata'), { loadDataDir: await pgliteTemplate() });
+  await pg.close();
+}
+
+/**
  * The store that a test's server processes share across kills and restarts: a data folder and,
  * when DATABASE_URL is set, a scratch PostgreSQL database (its own pool closed: the test reads
  * the store with a pool of its own at the end, which must not be held up).
@@ -91,6 +104,7 @@ export async function processStore(prefix: string): Promise<ProcessStore> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
   const db = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
   await db?.database.close();
+  if (!db) await migratedDataDir(dataDir);
   const servers: ServerProcess[] = [];
   return {
     dataDir,
