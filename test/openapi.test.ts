@@ -137,6 +137,8 @@ const EXPECTED: Array<[method: string, path: string, security: string]> = [
   ['get', '/{locale}/partners/campaigns/{id}', 'partner'],
   ['put', '/{locale}/partners/campaigns/{id}', 'partner'],
   ['delete', '/{locale}/partners/campaigns/{id}', 'partner'],
+  ['get', '/{locale}/partners/tiers/summary', 'partner'],
+  ['get', '/{locale}/partners/loyalty-cards/{id}/tier-history', 'partner'],
   ['get', '/{locale}/shop/offers', 'customer|api'],
   ['get', '/{locale}/shop/offers/featured', 'customer|api'],
   ['post', '/{locale}/shop/offers/{id}/claim', 'customer'],

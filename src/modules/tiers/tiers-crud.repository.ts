@@ -111,4 +111,21 @@ export const tiersCrudRepository = {
     }
     return out;
   },
+
+  /** The partner's live programmes that have tiers, with their tiers (lowest threshold first): the Overview's ladders. */
+  async ladders(db: Executor, partnerId: number): Promise<Array<{ id: number; title: { en: string; lt: string }; tiers: Array<Pick<TierRow, 'id' | 'name' | 'color'>> }>> {
+    const rows = await db
+      .select({ programme: partnerCards.id, title: partnerCards.title, id: tiers.id, name: tiers.name, color: tiers.color })
+      .from(partnerCards)
+      .innerJoin(tiers, eq(tiers.partnerCardId, partnerCards.id))
+      .where(and(eq(partnerCards.partnerId, partnerId), isNull(partnerCards.deletedAt)))
+      .orderBy(asc(partnerCards.id), asc(tiers.threshold));
+    const out: Array<{ id: number; title: { en: string; lt: string }; tiers: Array<Pick<TierRow, 'id' | 'name' | 'color'>> }> = [];
+    for (const r of rows) {
+      let p = out.at(-1);
+      if (p?.id !== r.programme) out.push((p = { id: r.programme, title: r.title, tiers: [] }));
+      p.tiers.push({ id: r.id, name: r.name, color: r.color });
+    }
+    return out;
+  },
 };

@@ -1,9 +1,12 @@
 // Tiers (DESIGN.md §13): the tier CRUD of a card programme at
 // /{locale}/partners/cards/{id}/tiers (partner JWT), and a card's tier history at
 // /{locale}/shop/loyalty-cards/{id}/tier-history (customer JWT for its own cards, or API
-// credentials for the partner's). Another partner's programme, a deleted one, a tier of
+// credentials for the partner's; the console's partner JWT at
+// /{locale}/partners/loyalty-cards/{id}/tier-history), and the Overview's cards per tier at
+// /{locale}/partners/tiers/summary. Another partner's programme, a deleted one, a tier of
 // another programme, or another's card: 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import { bodySchemaErrors, rejectInvalidBody } from '../../infra/http-core.js';
@@ -11,11 +14,11 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { EmptyEnvelope, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, PageQuery } from '../../shared/schemas.js';
+import { EmptyEnvelope, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { isPlainObject } from '../../shared/validation.js';
 import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
 import { customerOwner, type LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
-import { CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, UpdateTierBody } from './tiers.schemas.js';
+import { CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, TierSummary, UpdateTierBody } from './tiers.schemas.js';
 import type { NewTierInput, TierInput, TiersService } from './tiers.service.js';
 
 const TierParams = Type.Object({ locale: LocaleParam, id: IdParam, tier_id: IdParam });
@@ -126,10 +129,48 @@ export const tiersRoutes: FastifyPluginAsyncTypebox<{ tiers: TiersService; cards
     },
     async (req) => {
       const owner: CardOwner = req.principal?.kind === 'customer' ? customerOwner(principalOf(req, 'customer')) : { partnerId: principalOf(req, 'api').partnerId };
-      if (!(await cards.owns(owner, req.params.id))) throw notFound('resource.loyalty_card');
-      const page = pageWindow(req.query);
-      const { items, total } = await tiers.history(req.params.id, page);
-      return listWithMeta(req, items, page, total);
+      return history(req, owner, req.params.id, req.query);
     },
   );
+
+  // The console's door to the same history: it signs in with the partner JWT, which the shop
+  // route (till and app credentials) does not take.
+  app.get(
+    '/:locale/partners/loyalty-cards/:id/tier-history',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "A card's tier history (the console)",
+        description: "As `shop/loyalty-cards/{id}/tier-history` with API credentials: newest first, with `meta` pagination; a card of another partner's programme is 404.",
+        params: LocaleIdParams,
+        querystring: PageQuery,
+        response: { 200: ListEnvelope(TierHistoryItem), ...errorResponses(401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) => history(req, { partnerId: principalOf(req, 'partner').partnerId }, req.params.id, req.query),
+  );
+
+  app.get(
+    '/:locale/partners/tiers/summary',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'Cards per tier of each programme',
+        description:
+          "The partner's programmes that have tiers (deleted ones left out), by id: for each, the cards without a tier and the cards holding each tier, lowest threshold first (0 where none). Counts are the cards' stored tiers; a card still on a deleted tier (re-evaluation pending) counts as without one.",
+        params: LocaleParams,
+        response: { 200: Envelope(Type.Array(TierSummary)), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, await tiers.summary(principalOf(req, 'partner').partnerId)),
+  );
+
+  async function history(req: FastifyRequest, owner: CardOwner, cardId: number, query: { page?: number; per_page?: number }) {
+    if (!(await cards.owns(owner, cardId))) throw notFound('resource.loyalty_card');
+    const page = pageWindow(query);
+    const { items, total } = await tiers.history(cardId, page);
+    return listWithMeta(req, items, page, total);
+  }
 };

@@ -130,6 +130,37 @@ export const tierSettingsOut = {
   tier_time_zone: Type.String(),
 };
 
+// ---- the Overview's summary ----
+
+export const TierSummary = Type.Object(
+  {
+    partner_card_id: Type.Integer(),
+    title: NameOut,
+    tiers: Type.Array(
+      Type.Object({
+        tier_id: Nullable(Type.Integer()),
+        name: Nullable(NameOut),
+        color: Nullable(Type.String()),
+        cards: Type.Integer({ minimum: 0 }),
+      }),
+      { description: 'First the cards without a tier (tier_id null), then every tier, lowest threshold first; 0 where no card holds it.' },
+    ),
+  },
+  {
+    description: "How many of the programme's cards hold each of its tiers",
+    examples: [
+      {
+        partner_card_id: 3,
+        title: { en: 'Coffee club', lt: 'Kavos klubas' },
+        tiers: [
+          { tier_id: null, name: null, color: null, cards: 120 },
+          { tier_id: 4, name: { en: 'Gold', lt: 'Auksinis' }, color: '#D4AF37', cards: 15 },
+        ],
+      },
+    ],
+  },
+);
+
 // ---- history ----
 
 const HistoryTier = Nullable(

@@ -13,10 +13,11 @@ import { addFieldError } from '../../shared/validation.js';
 import { nextTier, textToUnits, unitsToNumber, type TierDef } from './tier-rules.js';
 import { tiersCrudRepository as crud, type ProgrammeTiers, type TierColumns } from './tiers-crud.repository.js';
 import { tiersRepository, type TierHistoryRow, type TierRow } from './tiers.repository.js';
-import { CardTier, CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, TierProgress, UpdateTierBody } from './tiers.schemas.js';
+import { CardTier, CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, TierProgress, TierSummary, UpdateTierBody } from './tiers.schemas.js';
 
 export type TierView = Static<typeof Tier>;
 export type TierHistoryView = Static<typeof TierHistoryItem>;
+export type TierSummaryView = Static<typeof TierSummary>;
 export type NewTierInput = Static<typeof CreateTierBody>;
 export type TierInput = Static<typeof UpdateTierBody>;
 /** What every card view adds (DESIGN.md §13). */
@@ -199,5 +200,25 @@ export class TiersService {
   async history(cardId: number, page: PageWindow): Promise<{ items: TierHistoryView[]; total: number }> {
     const { rows, total } = await tiersRepository.history(this.db, cardId, page.perPage, page.offset);
     return { items: rows.map(historyView), total };
+  }
+
+  /**
+   * Cards per tier of each of the partner's live programmes that have tiers (the Overview
+   * chart): every tier, with 0 where no card holds it, and the cards without one. A card still
+   * pointing at a deleted tier (re-evaluation pending) counts as without one, as its view shows.
+   */
+  async summary(partnerId: number): Promise<TierSummaryView[]> {
+    const [ladders, counts] = await Promise.all([crud.ladders(this.db, partnerId), tiersRepository.cardsPerTier(this.db, partnerId)]);
+    const key = (programme: number, tier: number | null) => `${programme}:${tier ?? ''}`;
+    const cards = new Map<string, number>();
+    for (const c of counts) cards.set(key(c.partnerCardId, c.tierId), (cards.get(key(c.partnerCardId, c.tierId)) ?? 0) + c.cards);
+    return ladders.map((p) => ({
+      partner_card_id: p.id,
+      title: p.title,
+      tiers: [
+        { tier_id: null, name: null, color: null, cards: cards.get(key(p.id, null)) ?? 0 },
+        ...p.tiers.map((t) => ({ tier_id: t.id, name: t.name, color: t.color, cards: cards.get(key(p.id, t.id)) ?? 0 })),
+      ],
+    }));
   }
 }

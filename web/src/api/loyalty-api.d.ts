@@ -2609,6 +2609,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/partners/loyalty-cards/{id}/tier-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A card's tier history (the console)
+         * @description As `shop/loyalty-cards/{id}/tier-history` with API credentials: newest first, with `meta` pagination; a card of another partner's programme is 404.
+         */
+        get: operations["getPartnersLoyaltyCardsByIdTierHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/tiers/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cards per tier of each programme
+         * @description The partner's programmes that have tiers (deleted ones left out), by id: for each, the cards without a tier and the cards holding each tier, lowest threshold first (0 where none). Counts are the cards' stored tiers; a card still on a deleted tier (re-evaluation pending) counts as without one.
+         */
+        get: operations["getPartnersTiersSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/shop/games": {
         parameters: {
             query?: never;
@@ -21469,6 +21509,208 @@ export interface operations {
             };
             /** @description Error envelope */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersLoyaltyCardsByIdTierHistory: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            /** @description The tier as it was named then; null = no tier */
+                            from: {
+                                /** @description null when the tier has been deleted since */
+                                id: number | null;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                            } | null;
+                            /** @description The tier as it was named then; null = no tier */
+                            to: {
+                                /** @description null when the tier has been deleted since */
+                                id: number | null;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                };
+                            } | null;
+                            /**
+                             * @description earned (an earning crossed a threshold), returned (a return or reversal dropped the value), window_ended (keep_until passed), tiers_changed (the thresholds changed)
+                             * @enum {unknown}
+                             */
+                            reason: "earned" | "returned" | "window_ended" | "tiers_changed";
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersTiersSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            partner_card_id: number;
+                            title: {
+                                en: string;
+                                lt: string;
+                            };
+                            /** @description First the cards without a tier (tier_id null), then every tier, lowest threshold first; 0 where no card holds it. */
+                            tiers: {
+                                tier_id: number | null;
+                                name: {
+                                    en: string;
+                                    lt: string;
+                                } | null;
+                                color: string | null;
+                                cards: number;
+                            }[];
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
