@@ -1,6 +1,6 @@
 // The page-by-page checks, shared by the pages-*.test.ts files (one browser and one app per
-// file, so each file stays short): every page of a console with data on it, axe-core finds
-// no serious or critical violation and nothing scrolls sideways at the given width.
+// console): every page of a console with data on it, axe-core finds no serious or critical
+// violation and nothing scrolls sideways at the given width.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
