@@ -1,11 +1,13 @@
 // A confirmation in a modal <dialog> (the platform's: focus trapped, Escape closes).
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { useT } from '../i18n';
 
 export function Confirm(props: { open: boolean; title: string; children: ComponentChildren; confirm: string; onConfirm: () => void; onClose: () => void }) {
   const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
+  // A page may hold more than one (a programme and its tiers): each title its own id.
+  const titleId = `confirm-${useId().replace(/[^A-Za-z0-9_-]/g, '')}`;
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -13,8 +15,8 @@ export function Confirm(props: { open: boolean; title: string; children: Compone
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       {props.children}
       <div class="dialog-actions">
         <button type="button" class="button button--danger" onClick={props.onConfirm}>

@@ -2,7 +2,7 @@
 // form sends them all). Field names are the API's, so its errors land next to them.
 import { api } from '../../api/client';
 import { useLoad } from '../../components/data';
-import { Checkbox, Field, Form, Submit, TextArea, bool, nullNumber, optNumber, text, type FormState } from '../../components/form';
+import { Checkbox, Field, Form, Select, Submit, TextArea, bool, nullNumber, optNumber, text, type FormState } from '../../components/form';
 import { useT } from '../../i18n';
 import type { paths } from '../../api/loyalty-api';
 
@@ -10,6 +10,10 @@ type CardBody = paths['/{locale}/partners/cards']['post']['requestBody']['conten
 type FullCard = paths['/{locale}/partners/cards/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
 const COLOURS = ['background_color', 'text_color', 'text_color_labels', 'qr_color', 'qr_background_color'] as const;
+// The programme's tier settings (DESIGN.md §13); the tiers themselves are listed under the form.
+const TIER_BASES = ['points_earned', 'amount_spent'] as const;
+const TIER_WINDOWS = ['rolling_12_months', 'calendar_year', 'lifetime'] as const;
+const TIER_DOWNGRADES = ['end_of_window', 'never'] as const;
 
 export function cardBody(fd: FormData): CardBody {
   const design: Record<string, string | null> = {};
@@ -39,6 +43,10 @@ export function cardBody(fd: FormData): CardBody {
     currency_amount_redemption: optNumber(fd, 'currency_amount_redemption'),
     min_points_for_redemption: optNumber(fd, 'min_points_for_redemption'),
     max_points_per_redemption: nullNumber(fd, 'max_points_per_redemption'),
+    tier_basis: text(fd, 'tier_basis') as CardBody['tier_basis'],
+    tier_window: text(fd, 'tier_window') as CardBody['tier_window'],
+    tier_downgrade: text(fd, 'tier_downgrade') as CardBody['tier_downgrade'],
+    tier_time_zone: text(fd, 'tier_time_zone'),
   };
 }
 
@@ -104,6 +112,21 @@ export function CardForm({ form, card, onSubmit, submit }: { form: FormState; ca
           <Field name="currency_amount_redemption" label={t('cards.currency_amount_redemption')} inputMode="decimal" defaultValue={str(card?.currency_amount_redemption ?? 1)} />
           <Field name="min_points_for_redemption" label={t('cards.min_points_for_redemption')} inputMode="numeric" defaultValue={str(card?.min_points_for_redemption ?? 0)} />
           <Field name="max_points_per_redemption" label={t('cards.max_points_per_redemption')} hint={t('cards.empty_no_limit')} inputMode="numeric" defaultValue={str(card?.max_points_per_redemption)} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>{t('tiers.settings')}</legend>
+        <p class="hint">{t('tiers.settings_hint')}</p>
+        <div class="grid">
+          <Select name="tier_basis" label={t('tiers.basis')} defaultValue={card?.tier_basis ?? 'points_earned'} options={TIER_BASES.map((v) => ({ value: v, label: t(`tiers.basis_${v}`) }))} />
+          <Select name="tier_window" label={t('tiers.window')} defaultValue={card?.tier_window ?? 'rolling_12_months'} options={TIER_WINDOWS.map((v) => ({ value: v, label: t(`tiers.window_${v}`) }))} />
+          <Select
+            name="tier_downgrade"
+            label={t('tiers.downgrade')}
+            defaultValue={card?.tier_downgrade ?? 'end_of_window'}
+            options={TIER_DOWNGRADES.map((v) => ({ value: v, label: t(`tiers.downgrade_${v}`) }))}
+          />
+          <Field name="tier_time_zone" label={t('tiers.time_zone')} hint={t('tiers.time_zone_hint')} defaultValue={card?.tier_time_zone ?? 'Europe/Vilnius'} autoComplete="off" />
         </div>
       </fieldset>
       <Submit form={form}>{submit}</Submit>

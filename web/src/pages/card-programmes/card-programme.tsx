@@ -1,4 +1,5 @@
-// One card programme: edit every setting, or delete it.
+// One card programme: edit every setting (the tier settings among them), manage its tiers, or
+// delete it.
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../../api/client';
@@ -8,6 +9,7 @@ import { LoadError, useLoad } from '../../components/data';
 import { useForm } from '../../components/form';
 import { useI18n } from '../../i18n';
 import { CardForm, cardBody } from './card-form';
+import { Tiers } from './tiers';
 
 export default function CardProgramme() {
   const { t, locale } = useI18n();
@@ -54,6 +56,7 @@ export default function CardProgramme() {
         </div>
       )}
       {data && <CardForm key={data.updated_at} form={form} card={data} onSubmit={save} submit={t('common.save')} />}
+      {data && <Tiers programme={id} />}
       <Confirm open={deleting} title={t('cards.delete_title')} confirm={t('common.delete')} onConfirm={remove} onClose={() => setDeleting(false)}>
         <p>{t('cards.delete_text')}</p>
       </Confirm>

@@ -1,13 +1,17 @@
 // Overview: the last 30 UTC days at a glance — KPIs and per-day charts from one call,
 // GET partners/stats (transactions, points awarded and deducted, coupons redeemed, new cards,
-// SMS spend per day), plus the counts the lists give.
+// SMS spend per day), plus the counts the lists give, and the cards per tier of each
+// programme that has tiers (GET partners/tiers/summary).
 import { api } from '../../api/client';
-import { DayChart, daysAgoUtc, todayUtc } from '../../components/chart';
+import { BarChart, DayChart, daysAgoUtc, todayUtc } from '../../components/chart';
 import { Page } from '../../components/console';
 import { LoadError, useLoad } from '../../components/data';
 import { formatEur, formatNumber, useI18n } from '../../i18n';
 
 const DAYS = 30;
+/** The bar of the cards without a tier, and of a tier without a colour. */
+const NO_TIER_COLOR = '#9ca3af';
+const TIER_COLOR = '#0e7490';
 
 export default function Overview() {
   const { t, locale } = useI18n();
@@ -18,6 +22,7 @@ export default function Overview() {
   const shops = useLoad(() => api.GET('/{locale}/partners/shops', { params: { query: { per_page: 1 } } }), []);
   const cards = useLoad(() => api.GET('/{locale}/partners/cards', { params: { query: { per_page: 1, is_active: true } } }), []);
   const sms = useLoad(() => api.GET('/{locale}/partners/sms-account'), []);
+  const tiers = useLoad(() => api.GET('/{locale}/partners/tiers/summary'), []);
 
   const s = stats.data?.data;
   const days = s?.by_day.map((d) => d.day) ?? [];
@@ -28,7 +33,7 @@ export default function Overview() {
   return (
     <Page title={t('nav.overview')}>
       <p class="lead">{t('overview.period', { from, to })}</p>
-      <LoadError failure={stats.failure ?? customers.failure ?? shops.failure ?? cards.failure} />
+      <LoadError failure={stats.failure ?? customers.failure ?? shops.failure ?? cards.failure ?? tiers.failure} />
       <dl class="kpis">
         <div>
           <dt>{t('overview.customers')}</dt>
@@ -92,6 +97,26 @@ export default function Overview() {
           />
           <DayChart title={t('overview.chart_sms')} days={days} digits={2} series={[{ label: t('overview.sms_spend'), values: series((d) => d.sms_spend), color: '#7c3aed' }]} />
         </div>
+      )}
+      {(tiers.data?.data.length ?? 0) > 0 && (
+        <section aria-labelledby="overview-tiers">
+          <h2 id="overview-tiers">{t('overview.tiers')}</h2>
+          <div class="charts">
+            {tiers.data!.data.map((p) => (
+              <BarChart
+                key={p.partner_card_id}
+                title={t('overview.chart_tiers', { programme: p.title[locale] || p.title.en })}
+                categoryLabel={t('overview.tier')}
+                valueLabel={t('overview.cards')}
+                bars={p.tiers.map((x) => ({
+                  label: x.name ? x.name[locale] || x.name.en : t('overview.no_tier'),
+                  value: x.cards,
+                  color: x.tier_id === null ? NO_TIER_COLOR : (x.color ?? TIER_COLOR),
+                }))}
+              />
+            ))}
+          </div>
+        </section>
       )}
     </Page>
   );
