@@ -76,7 +76,7 @@ describe('returns', () => {
   });
   after(async () => {
     // Everything the tests did leaves the ledger consistent (returns and debt included).
-    const report = await verifyLedger(t.app.context.database.db);
+    const report = await verifyLedger(t.app.context.database.db, 100, clock.now());
     assert.deepEqual(report.differences, []);
     await t.close();
   });
@@ -365,23 +365,23 @@ describe('returns', () => {
     const r = await ret(sale.id, { items: [{ line_id: 'A', quantity: 1 }] });
     assert.equal(r.status, 201, r.text);
     assert.equal((await cardView(card)).points_debt, -r.body.data.points);
-    assert.deepEqual((await verifyLedger(db)).differences, []);
+    assert.deepEqual((await verifyLedger(db, 100, clock.now())).differences, []);
     // Each corruption, then its undo: the verifier names exactly the checks it breaks.
     const cases: Array<[string, string, string, string[]]> = [
       ['debt column', `update loyalty_cards set points_debt = points_debt + 1 where id = ${card}`, `update loyalty_cards set points_debt = points_debt - 1 where id = ${card}`, ['card_vs_transactions', 'card_debt']],
       ['debt entry', `update points_debt_entries set points = points + 1 where transaction_id = ${r.body.data.id}`, `update points_debt_entries set points = points - 1 where transaction_id = ${r.body.data.id}`, ['balance_after', 'card_debt', 'transaction_vs_lots']],
-      ['returns past the purchase', `update points_transactions set points = points - 1000 where id = ${r.body.data.id}`, `update points_transactions set points = points + 1000 where id = ${r.body.data.id}`, ['balance_after', 'card_vs_transactions', 'returns_vs_purchase', 'transaction_vs_lots']],
+      ['returns past the purchase', `update points_transactions set points = points - 1000 where id = ${r.body.data.id}`, `update points_transactions set points = points + 1000 where id = ${r.body.data.id}`, ['balance_after', 'card_vs_transactions', 'returns_vs_purchase', 'tier_value', 'transaction_vs_lots']],
       ['line returned', `alter table points_transaction_lines drop constraint points_transaction_lines_returned; update points_transaction_lines set returned_quantity = 5 where transaction_id = ${sale.id}`, `update points_transaction_lines set returned_quantity = 1 where transaction_id = ${sale.id}; alter table points_transaction_lines add constraint points_transaction_lines_returned check (returned_quantity >= 0 and returned_quantity <= quantity)`, ['line_returned']],
       ['campaign counter', `update campaigns set points_awarded = points_awarded + 1 where id = ${bonus}`, `update campaigns set points_awarded = points_awarded - 1 where id = ${bonus}`, ['campaign_points']],
       ['source returned', `update points_transaction_sources set returned_points = returned_points - 1 where transaction_id = ${sale.id} and campaign_id = ${bonus} and returned_points > 0`, `update points_transaction_sources set returned_points = returned_points + 1 where transaction_id = ${sale.id} and campaign_id = ${bonus}`, ['campaign_points']],
     ];
     for (const [name, corrupt, undo, checks] of cases) {
       for (const q of corrupt.split('; ')) await db.execute(sql.raw(q));
-      const found = [...new Set((await verifyLedger(db)).differences.map((d) => d.check))].sort();
+      const found = [...new Set((await verifyLedger(db, 100, clock.now())).differences.map((d) => d.check))].sort();
       for (const q of undo.split('; ')) await db.execute(sql.raw(q));
       assert.deepEqual(found, [...checks].sort(), name);
     }
-    assert.deepEqual((await verifyLedger(db)).differences, []);
+    assert.deepEqual((await verifyLedger(db, 100, clock.now())).differences, []);
   });
 
   it("another partner's transaction is 404, and a missing one", async () => {

@@ -158,6 +158,10 @@ describe('tiers in the ledger', () => {
     assert.equal(r.status, 201, r.text);
     assert.deepEqual(await state(card), { tierId: null, value: 40, keepUntil: null, balance: 40 });
     assert.deepEqual((await history(card)).at(-1), [silver, null, 'returned']);
+    // A manual adjustment is not an earning.
+    const adjust = await request(t.url, 'POST', '/en/shop/points', { headers: apiHeaders(p.apiKey), json: { card_id: card, points: 500, reason: 'goodwill' } });
+    assert.equal(adjust.status, 201, adjust.text);
+    assert.deepEqual(await state(card), { tierId: null, value: 40, keepUntil: null, balance: 540 });
     await assertLedgerConsistent(t);
   });
 

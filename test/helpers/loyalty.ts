@@ -74,7 +74,7 @@ export async function balanceOf(t: TestApp, p: PartnerFixture, cardId: number): 
 
 /** The ledger invariants hold: every balance equals its ledger (see ledger-verify.ts). */
 export async function assertLedgerConsistent(t: TestApp): Promise<void> {
-  const report = await verifyLedger(t.app.context.database.db);
+  const report = await verifyLedger(t.app.context.database.db, 100, t.app.context.clock.now());
   assert.deepEqual(report.differences, []);
 }
 

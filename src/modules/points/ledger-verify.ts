@@ -10,6 +10,8 @@
 //   a line's returned quantity ≤ its quantity; a source's returned points ≤ its points
 //   campaign.points_awarded = Σ (points − returned_points) of its sources rows, and uses_count
 //   = the purchases with a row of it (both: the row's counter plus its shards')
+//   card.tier_value = the qualifying value counted from the ledger in the programme's window
+//   (DESIGN.md §13; cards whose value is due to be counted again are left to the sweep)
 import { campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
@@ -27,7 +29,8 @@ export interface LedgerDifference {
     | 'line_returned'
     | 'source_returned'
     | 'campaign_points'
-    | 'campaign_uses';
+    | 'campaign_uses'
+    | 'tier_value';
   card_id?: number;
   lot_id?: number;
   transaction_id?: number;
@@ -35,6 +38,27 @@ export interface LedgerDifference {
   expected: number;
   actual: number;
 }
+
+/**
+ * The qualifying value of every card whose stored one is current at `now`, counted as
+ * tiers.repository.ts `count` does: earnings in the window, not reversed, net of returns.
+ */
+const tierValueCheck = (now: string) => sql`
+  select c.id as card_id, v.total as expected, c.tier_value as actual
+  from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
+  cross join lateral (
+    select coalesce(sum(case when pc.tier_basis = 'points_earned' then e.points + coalesce(r.points, 0)
+                             when e.type = 'purchase' then coalesce(e.amount, 0) + coalesce(r.amount, 0) else 0 end), 0) as total
+    from points_transactions e
+    left join lateral (select sum(x.points) as points, sum(x.amount) as amount from points_transactions x where x.returns_id = e.id) r on true
+    where e.card_id = c.id and e.type in ('purchase', 'bonus', 'game')
+      and not exists (select 1 from points_transactions x where x.reverses_id = e.id)
+      and case pc.tier_window
+            when 'lifetime' then true
+            when 'calendar_year' then e.created_at >= (date_trunc('year', ${now}::timestamptz at time zone pc.tier_time_zone) at time zone pc.tier_time_zone)
+            else e.created_at > ${now}::timestamptz - interval '1 year' end
+  ) v
+  where (c.tier_value_until is null or c.tier_value_until > ${now}::timestamptz) and c.tier_value <> v.total`;
 
 const campaignTotals = campaignTotalsSql('c');
 
@@ -125,9 +149,9 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
   },
 ];
 
-export async function verifyLedger(db: Executor, limitPerCheck = 100): Promise<{ cards: number; transactions: number; differences: LedgerDifference[] }> {
+export async function verifyLedger(db: Executor, limitPerCheck = 100, now = new Date()): Promise<{ cards: number; transactions: number; differences: LedgerDifference[] }> {
   const differences: LedgerDifference[] = [];
-  for (const { check, query } of CHECKS) {
+  for (const { check, query } of [...CHECKS, { check: 'tier_value' as const, query: tierValueCheck(now.toISOString()) }]) {
     const result = (await db.execute(sql`${query} limit ${limitPerCheck}`)) as unknown as { rows: Array<Record<string, unknown>> };
     for (const r of result.rows) {
       const d: LedgerDifference = { check, expected: Number(r.expected), actual: Number(r.actual) };

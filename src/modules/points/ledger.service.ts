@@ -784,7 +784,8 @@ export class PointsLedger {
       entry.debt = -paid;
     }
     // Bonuses and game wins are points earned (DESIGN.md §13); they spend nothing.
-    const earned = card.tierSettings.basis === 'points_earned' && c.points > 0 ? BigInt(c.points) * UNITS : 0n;
+    // (A manual adjustment is not an earning: it counts nothing.)
+    const earned = (c.type === 'bonus' || c.type === 'game') && card.tierSettings.basis === 'points_earned' && c.points > 0 ? BigInt(c.points) * UNITS : 0n;
     return this.writeEntry(tx, card, entry, { deltaUnits: earned, at: now });
   }
 
