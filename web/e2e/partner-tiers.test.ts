@@ -31,8 +31,17 @@ describe('partner console: tiers on the programme, customers and Overview (375 p
     assert.equal(res.status, 200, res.text);
     return res.body.data as Array<{ id: number; name: { en: string }; threshold: number; earn_multiplier: number; color: string | null }>;
   };
-  /** The tier list's names, in the order shown. */
-  const shownTiers = async () => (await page.getByRole('table', { name: 'Tiers of this programme' }).locator('tbody tr td:first-child').allInnerTexts()).map((s) => s.trim());
+  /** Waits until the tier list shows these names in this order (the list reloads after the notice shows). */
+  const expectTiers = async (names: string[]) => {
+    const cells = page.getByRole('table', { name: 'Tiers of this programme' }).locator('tbody tr td:first-child');
+    let shown: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      shown = (await cells.allInnerTexts()).map((x) => x.trim());
+      if (JSON.stringify(shown) === JSON.stringify(names)) return;
+      await page.waitForTimeout(100);
+    }
+    assert.deepEqual(shown, names);
+  };
 
   before(async () => {
     t = await startTestApp({ APP_TEST_PHONES: '+37060000000:123456', SMS_SIMULATOR_DELAY_MS: '50' });
@@ -103,7 +112,7 @@ describe('partner console: tiers on the programme, customers and Overview (375 p
     await form.getByLabel('Threshold').fill('2000');
     await form.getByRole('button', { name: 'Add tier' }).click();
     await page.getByRole('status').filter({ hasText: 'Tier “Platinum” added.' }).waitFor();
-    assert.deepEqual(await shownTiers(), ['Gold', 'Silver', 'Platinum']);
+    await expectTiers(['Gold', 'Silver', 'Platinum']);
     const gold = page.getByRole('row').filter({ hasText: 'Gold' });
     assert.match(await gold.innerText(), /500[\s\S]*× 2[\s\S]*#D4AF37[\s\S]*Free coffee/);
     await gold.locator('svg.swatch rect[fill="#D4AF37"]').waitFor();
@@ -117,7 +126,7 @@ describe('partner console: tiers on the programme, customers and Overview (375 p
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Tier “Silver” saved.' }).waitFor();
     await page.getByRole('form', { name: 'Add tier' }).waitFor();
-    assert.deepEqual(await shownTiers(), ['Silver', 'Gold', 'Platinum']);
+    await expectTiers(['Silver', 'Gold', 'Platinum']);
 
     // Delete, after a confirmation.
     await page.getByRole('row').filter({ hasText: 'Platinum' }).getByRole('button', { name: 'Delete' }).click();
@@ -125,7 +134,7 @@ describe('partner console: tiers on the programme, customers and Overview (375 p
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Tier “Platinum” deleted.' }).waitFor();
-    assert.deepEqual(await shownTiers(), ['Silver', 'Gold']);
+    await expectTiers(['Silver', 'Gold']);
     await checkPage(page, 'Card programme with tiers at 375');
     assert.deepEqual(
       (await tiersOf()).map((x) => [x.name.en, x.threshold, x.earn_multiplier, x.color]),
