@@ -1,6 +1,6 @@
 // The tier rules of DESIGN.md §13 as pure functions of a card's tier state, the programme's
 // tiers and settings, a change of the qualifying value, and the time. The ledger calls them
-// under the card's row lock (tier-keeper.ts) and writes what they return in the same
+// under the card's row lock (src/modules/points/tier-ledger.ts) and writes what they return in the same
 // transaction; the sweep and the background re-evaluation call them the same way.
 //
 // Values are bigint "units" (× 10⁴): points, or EUR with 4 decimals; thresholds are whole.

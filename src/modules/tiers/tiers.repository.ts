@@ -83,9 +83,11 @@ export const tiersRepository = {
     return { valueUnits: textToUnits(row!.value), first: row!.first_ms === null ? null : new Date(Number(row!.first_ms)) };
   },
 
-  async writeState(db: Executor, cardId: number, st: CardTierState, version?: number): Promise<void> {
+  /** The card's tier state changed at `at` without a ledger entry (time's work, re-evaluation, a new card's tier). */
+  async writeState(db: Executor, cardId: number, st: CardTierState, at: Date, version?: number): Promise<void> {
     await db.execute(sql`
-      update loyalty_cards set tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)}
+      update loyalty_cards set updated_at = ${at.toISOString()}::timestamptz,
+             tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)}
       where id = ${cardId}`);
   },
 

@@ -1,6 +1,6 @@
 // Tiers of a card programme (DESIGN.md §13): the CRUD (partner JWT), the tier fields every
 // card view adds, and a card's tier history. The ledger moves a card's tier state
-// (tier-keeper.ts); this module only shows it — from the card's stored columns, never a
+// (src/modules/points/tier-ledger.ts); this module only shows it — from the card's stored columns, never a
 // recount — and bumps the programme's tiers_version on every change of its tiers, so that
 // the background job re-evaluates the programme's cards (`onTiersChanged` wakes it).
 import type { Static } from 'typebox';
