@@ -92,6 +92,26 @@ try {
   await page.getByRole('heading', { level: 1, name: `Transaction ${sale.body.data.id}` }).waitFor();
   await page.getByRole('region', { name: 'Returns' }).getByText('Returned one phone').waitFor();
   await shot('transaction');
+  // Tiers: two on the demo programme (over HTTP), the programme's page with them, the customer
+  // view once the background re-evaluation has given the card its tier.
+  for (const tier of [
+    { name: { en: 'Silver', lt: 'Sidabrinis' }, threshold: 50, earn_multiplier: 1.25, color: '#A8A9AD' },
+    { name: { en: 'Gold', lt: 'Auksinis' }, threshold: 200, earn_multiplier: 1.5, color: '#D4AF37', benefits: { en: 'Free coffee on Fridays', lt: 'Nemokama kava penktadieniais' } },
+  ]) {
+    await request(t.url, 'POST', `/en/partners/cards/${demo.partner_card.id}/tiers`, { headers: bearer(partnerToken), json: tier });
+  }
+  await page.goto(`${t.url}/dashboard/card-programmes/${demo.partner_card.id}`);
+  await page.getByRole('table', { name: 'Tiers of this programme' }).getByText('Gold').waitFor();
+  await shot('card-programme-tiers');
+  await openNav(page, 'Customers');
+  const holder = page.getByRole('row').filter({ has: page.locator('.tier-badge svg') }).first();
+  for (let i = 0; i < 50 && (await holder.count()) === 0; i++) {
+    await page.waitForTimeout(200);
+    await page.reload();
+  }
+  await holder.getByRole('button', { name: 'View' }).click();
+  await page.getByRole('table', { name: /^Tier history of card/ }).locator('tbody tr').first().waitFor();
+  await shot('customer');
   await page.setViewportSize({ width: 375, height: 760 });
   await openNav(page, 'Overview');
   await page.getByRole('figure').first().waitFor();
