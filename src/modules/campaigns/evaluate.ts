@@ -10,6 +10,7 @@
 // conditional UPDATE and, when one could not be taken in full, evaluates again with what the
 // locked rows say is left (`CampaignFacts` carries those counters).
 
+import { zoneParts } from '../../shared/zoned-time.js';
 import { tierPoints } from '../tiers/tier-rules.js';
 
 export type SkipReason = 'outside_dates' | 'outside_schedule' | 'shop' | 'tier' | 'conditions' | 'limit' | 'budget' | 'exclusive';
@@ -171,28 +172,11 @@ export function shareOut(total: bigint, weights: readonly bigint[]): bigint[] {
   return shares;
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** The local date, ISO weekday and minute of the day of `at` in an IANA zone (the platform's tz database). */
 export function localTime(at: Date, timeZone: string): { date: string; weekday: number; minute: number } {
-  let format = zoneFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      weekday: 'short',
-    });
-    zoneFormats.set(timeZone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const p of format.formatToParts(at)) parts[p.type] = p.value;
-  const weekday = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(parts.weekday!) + 1;
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday, minute: Number(parts.hour) * 60 + Number(parts.minute) };
+  const p = zoneParts(at, timeZone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return { date: `${p.year}-${two(p.month)}-${two(p.day)}`, weekday: p.weekday, minute: p.hour * 60 + p.minute };
 }
 
 const minuteOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

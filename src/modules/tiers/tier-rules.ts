@@ -4,6 +4,7 @@
 // transaction; the sweep and the background re-evaluation call them the same way.
 //
 // Values are bigint "units" (× 10⁴): points, or EUR with 4 decimals; thresholds are whole.
+import { zonedMidnight, zoneParts } from '../../shared/zoned-time.js';
 
 export type TierBasis = 'points_earned' | 'amount_spent';
 export type TierWindow = 'lifetime' | 'calendar_year' | 'rolling_12_months';
@@ -50,44 +51,11 @@ export interface TierStep {
 
 // ---- time in the programme's zone ----
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-function zoneParts(at: Date, timeZone: string): { y: number; m: number; d: number; h: number; min: number; s: number } {
-  let format = zoneFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    zoneFormats.set(timeZone, format);
-  }
-  const p: Record<string, string> = {};
-  for (const part of format.formatToParts(at)) p[part.type] = part.value;
-  return { y: Number(p.year), m: Number(p.month), d: Number(p.day), h: Number(p.hour), min: Number(p.minute), s: Number(p.second) };
-}
-
-/** The instant the local date y-m-d begins in `timeZone` (midnight, or the first instant after a gap). */
-export function zonedMidnight(y: number, m: number, d: number, timeZone: string): Date {
-  const wall = Date.UTC(y, m - 1, d);
-  let guess = wall;
-  // Two rounds settle the zone's offset, also across a change of it.
-  for (let i = 0; i < 2; i++) {
-    const p = zoneParts(new Date(guess), timeZone);
-    const seen = Date.UTC(p.y, p.m - 1, p.d, p.h, p.min, p.s);
-    guess += wall - seen;
-  }
-  return new Date(guess);
-}
+export { zonedMidnight };
 
 /** The year `at` falls in, in the zone. */
 export function zonedYear(at: Date, timeZone: string): number {
-  return zoneParts(at, timeZone).y;
+  return zoneParts(at, timeZone).year;
 }
 
 const plusYears = (at: Date, n: number) => {
