@@ -18,6 +18,7 @@ import { gameplayMessages } from './modules/games/gameplay.messages.js';
 import { catalogMessages } from './modules/catalog/catalog.messages.js';
 import { shopsMessages } from './modules/shops/shops.messages.js';
 import { campaignsMessages } from './modules/campaigns/campaigns.messages.js';
+import { webhooksMessages } from './modules/webhooks/webhooks.messages.js';
 
 export const moduleMessages = [
   smsMessages,
@@ -36,6 +37,7 @@ export const moduleMessages = [
   catalogMessages,
   shopsMessages,
   campaignsMessages,
+  webhooksMessages,
 ];
 
 registerMessages(...moduleMessages);

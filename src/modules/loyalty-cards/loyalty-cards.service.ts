@@ -12,6 +12,7 @@ import type { PointsLedger } from '../points/ledger.service.js';
 import { displayRates } from '../points/points-rules.js';
 import { issueCardNumber } from './card-number.js';
 import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 /** The cards a customer token may see: its own, and only its partner's when the token came from a partner's QR login. */
 export function customerOwner(p: CustomerPrincipal): CardOwner {
@@ -75,6 +76,8 @@ export class LoyaltyCardsService {
       partnerCards: PartnerCardsService;
       customers: CustomersService;
       ledger: PointsLedger;
+      /** Partner events (DESIGN.md §14): card.created, and the welcome bonus's transaction.created. */
+      events?: PartnerEventSink;
     },
   ) {}
 
@@ -139,10 +142,11 @@ export class LoyaltyCardsService {
 
   private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
     const view = cardView(row);
-    if (programme.pointsEnabled && programme.initialBonusPoints > 0) {
-      const bonus = await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
-      if (bonus) view.points_balance = bonus.balance_after;
-    }
+    const bonus = programme.pointsEnabled && programme.initialBonusPoints > 0 ? await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints) : undefined;
+    if (bonus) view.points_balance = bonus.balance_after;
+    // The card first, then the bonus on it.
+    await this.deps.events?.emit(tx, row.partnerId, 'card.created', view);
+    if (bonus) await this.deps.events?.emit(tx, row.partnerId, 'transaction.created', bonus);
     return view;
   }
 

@@ -28,6 +28,9 @@ import { redemptionValue } from './points-rules.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
+import { noEvents, type PartnerEventSink } from '../webhooks/webhooks.events.js';
+import { campaignsRepository } from '../campaigns/campaigns.repository.js';
+import { campaignView } from '../campaigns/campaigns.service.js';
 import { RecentKeys } from '../../shared/recent-keys.js';
 
 /** Largest number of points one operation may move. */
@@ -199,6 +202,8 @@ export class PointsLedger {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Partner events (DESIGN.md §14): transaction.created / .returned / .reversed, campaign.exhausted. */
+    private readonly events: PartnerEventSink = noEvents,
   ) {}
 
   /**
@@ -232,13 +237,19 @@ export class PointsLedger {
       const result = await awardBasket(tx, partnerId, card, basketInput, now, { maxPoints: MAX_POINTS_PER_OPERATION, maxBalance: MAX_BALANCE });
       if (!result.ok) return result;
       const r = result.value;
-      return ok({
+      const view: AwardView = {
         ...purchaseView(r.id, input.cardId, card.customerId, statement, r.points, r.balanceAfter, now),
         items: r.items,
         breakdown: r.breakdown,
-      });
+      };
+      await this.events.emit(tx, partnerId, 'transaction.created', view);
+      for (const id of r.exhausted) await this.campaignExhausted(tx, partnerId, id, now);
+      return ok(view);
     };
     const award: AwardStep = async (exec, inTransaction) => {
+      // Someone listens for the award (DESIGN.md §14): its event is written with it, so the
+      // one statement gets a transaction around it. (Nobody listening: no query, from the cache.)
+      if (!inTransaction && (await this.events.wants(exec, partnerId, 'transaction.created'))) return this.db.transaction((tx) => award(tx, true));
       // A basket, or a partner seen running campaigns a moment ago: straight to the engine
       // (which reads the campaigns afresh) instead of a one-statement attempt that would refuse.
       if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec) : this.db.transaction(engine);
@@ -246,11 +257,13 @@ export class PointsLedger {
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
         const points = Number(result.points);
-        return ok({
+        const view: AwardView = {
           ...purchaseView(result.transactionId, input.cardId, result.customerId, statement, points, result.balanceAfter!, now),
           items: [],
           breakdown: [{ source: 'base', campaign_id: null, name: null, points, line_ids: [] }],
-        });
+        };
+        if (inTransaction) await this.events.emit(exec, partnerId, 'transaction.created', view);
+        return ok(view);
       }
       if (result.campaigns) this.campaignPartners.remember(partnerId);
       if (result.due || ((result.campaigns || result.debt) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
@@ -344,6 +357,7 @@ export class PointsLedger {
       amount: formatAmount(value),
       reason: input.reason ?? null,
     });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
     return ok(view);
   }
 
@@ -352,7 +366,9 @@ export class PointsLedger {
     const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId ?? null);
     if (!card) return cardNotFound();
     if (!card.shopOk) return shopNotFound();
-    return this.applyAdjustment(tx, card, input);
+    const result = await this.applyAdjustment(tx, card, input);
+    if (result.ok) await this.events.emit(tx, partnerId, 'transaction.created', result.value);
+    return result;
   }
 
   private async applyAdjustment(tx: Executor, card: LockedCard, input: AdjustInput): Promise<Result<TransactionView>> {
@@ -420,7 +436,9 @@ export class PointsLedger {
         meta: { available_points: card.pointsBalance, requested_points: input.points },
       });
     }
-    return ok(await this.debit(tx, card, now, { type: 'redeem', points: input.points, shopId: null, amount: null, reason: input.reason }));
+    const view = await this.debit(tx, card, now, { type: 'redeem', points: input.points, shopId: null, amount: null, reason: input.reason });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
+    return ok(view);
   }
 
   /** Points won in a game (type `game`): a lot expiring by the programme's rule, in the caller's transaction. */
@@ -441,6 +459,7 @@ export class PointsLedger {
       reversesId: null,
       expiresAt: this.expiryOf(card, now),
     });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
     return ok(view!);
   }
 
@@ -462,8 +481,17 @@ export class PointsLedger {
   }
 
   /** Goods of a purchase or deduction of the partner returned (DESIGN.md §12; returns.ts). */
-  returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {
-    return returnGoods(this, tx, partnerId, transactionId, input, this.clock.now());
+  async returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {
+    const result = await returnGoods(this, tx, partnerId, transactionId, input, this.clock.now());
+    if (result.ok) await this.events.emit(tx, partnerId, 'transaction.returned', result.value);
+    return result;
+  }
+
+  /** campaign.exhausted (DESIGN.md §14): the campaign as GET shows it, read in the award's transaction. */
+  private async campaignExhausted(tx: Executor, partnerId: number, campaignId: number, now: Date): Promise<void> {
+    if (!(await this.events.wants(tx, partnerId, 'campaign.exhausted'))) return;
+    const row = await campaignsRepository.find(tx, partnerId, campaignId);
+    if (row) await this.events.emit(tx, partnerId, 'campaign.exhausted', campaignView(row, now));
   }
 
   /** The compensating entry of an earlier transaction of the partner. */
@@ -518,7 +546,9 @@ export class PointsLedger {
       if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
       // Restored points whose lot has meanwhile expired expire again, now.
       await this.expireDue(tx, card, now);
-      return ok({ ...view, points_not_recovered: 0 });
+      const reversal = { ...view, points_not_recovered: 0 };
+      await this.events.emit(tx, partnerId, 'transaction.reversed', reversal);
+      return ok(reversal);
     }
 
     // An earning: take back its own lot's remaining points first, then (for what was already
@@ -556,7 +586,9 @@ export class PointsLedger {
     entry.balanceAfter = card.pointsBalance - recovered;
     const view = await this.writeEntry(tx, card, entry);
     if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
-    return ok({ ...view, points_not_recovered: toRecover - recovered });
+    const reversal = { ...view, points_not_recovered: toRecover - recovered };
+    await this.events.emit(tx, partnerId, 'transaction.reversed', reversal);
+    return ok(reversal);
   }
 
   /**
