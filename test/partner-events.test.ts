@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EVENT_TYPES } from '../src/modules/webhooks/webhooks.events.js';
+import { webhookSubscriptions } from '../src/modules/webhooks/webhooks.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { fixtureFeed, importFeed } from './helpers/catalog.js';
 import { createAdmin, createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -28,7 +29,8 @@ interface Received {
 
 /**
  * The partner's receiver. /ok/* answers 200; /flaky/* 500 on its first request, then 200;
- * /fail2/* 500 to its first two requests (all events together), then 200; /down/* 503 always.
+ * /fail2/* 500 to its first two requests (all events together), then 200; /down/* 503 always;
+ * /hang/* never answers.
  */
 class Receiver {
   readonly requests: Received[] = [];
@@ -50,6 +52,7 @@ class Receiver {
         if (path.startsWith('/flaky/') && n === 1) code = 500;
         if (path.startsWith('/fail2/') && n <= 2) code = 500;
         if (path.startsWith('/down/')) code = 503;
+        if (path.startsWith('/hang/')) return; // never answers (timed out by WEBHOOK_TIMEOUT_MS)
         res.writeHead(code).end();
       });
     });
@@ -373,6 +376,22 @@ describe('events', () => {
     assert.equal((await deliveries(q)).length, 2, '"*" again: delivered');
   });
 
+  it('an award of a partner nobody listens to reads no subscription: the cached answer decides', async () => {
+    const q = await createPartner(t);
+    const qShop = await createShop(t, q.id);
+    const card = (await joinProgramme(t, await createCustomer(t), await createProgramme(t, q.id, rules))).id;
+    const earn = async () => assert.equal((await award(t, q, { card_id: card, shop_id: qShop, amount: 3 })).status, 201);
+    await earn();
+    // Written behind the service's back (no NOTIFY, nothing forgotten): an award that read the
+    // subscriptions would see it.
+    await t.app.context.database.db.insert(webhookSubscriptions).values({ partnerId: q.id, url: `${receiver.base}${path()}`, events: ['*'] });
+    await earn();
+    assert.deepEqual(await deliveries(q), []);
+    t.app.context.services.webhooks.events.forget(q.id);
+    await earn();
+    assert.equal((await deliveries(q)).length, 1);
+  });
+
   it('deductions, adjustments, returns and reversals: transaction.created / .returned / .reversed with the new entry', async () => {
     const sub = await subscribed(p, ['transaction.created', 'transaction.returned', 'transaction.reversed']);
     const card = await newCard();
@@ -558,6 +577,23 @@ describe('delivery', () => {
     assert.equal(d.last_error, 'subscription deleted');
     await new Promise((resolve) => setTimeout(resolve, 700));
     assert.equal(receiver.to(sub.path).length, 1, 'no attempt after the delete');
+  });
+
+  it('a receiver that hangs does not slow the API: the award answers while its event is still being attempted', async () => {
+    const p = await createPartner(t);
+    const shop = await createShop(t, p.id);
+    const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
+    const sub = await subscribed(p, ['transaction.created'], 'hang');
+    const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
+    await award(t, p, { card_id: card, shop_id: shop, amount: 1 });
+    await waitFor('the first attempt under way', () => receiver.to(sub.path).length >= 1);
+    const started = Date.now();
+    const res = await award(t, p, { card_id: card, shop_id: shop, amount: 2 });
+    assert.equal(res.status, 201, res.text);
+    assert.ok(Date.now() - started < 1000, `the award took ${Date.now() - started} ms (attempt timeout 1500 ms)`);
+    const [first] = (await deliveries(p)).filter((d) => d.subscription_id === sub.id).reverse();
+    assert.equal(first.status, 'pending');
+    await request(t.url, 'DELETE', `/en/partners/webhooks/${sub.id}`, { headers: bearer(p.token) });
   });
 
   it("never sends partner A's events to partner B", async () => {
