@@ -198,7 +198,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
           .publishBatch(events.slice(i, i + 10))
           .catch((err: unknown) => opts.log?.warn({ err, messages: events.length }, 'sms.status events not published'));
       }
-    });
+    }, webhooks.events);
     const carrier = createCarrier(config, database, systemClock, opts.log);
     const smsDispatcher = new SmsDispatcher(database, carrier, smsLifecycle, systemClock, {
       pollMs: config.sms.dispatchPollMs,
@@ -230,8 +230,9 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       hashKey: await loadOrCreateSetting(database.db, 'otp_hash_key', () => randomToken(32)),
       testPhones: config.appTestPhones,
     });
-    const ledger = new PointsLedger(database.db, clock);
-    const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger, tiers });
+    const ledger = new PointsLedger(database.db, clock, webhooks.events);
+    const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger, tiers, events: webhooks.events });
+    ledger.cardView = (tx, partnerId, cardId) => loyaltyCards.viewIn(tx, partnerId, cardId);
     const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
     const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200, opts.log), {
       intervalMs: config.points.expirySweepMs,
@@ -255,9 +256,19 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 100,
       log: opts.log,
     });
-    const coupons = new CouponsService({ db: database.db, clock, appLinkBase: config.appLinkBase, tiers });
-    const offers = new OffersService({ db: database.db, clock, shops, partnerCards, cards: loyaltyCards, ledger, coupons });
-    const gameplay = new GameplayService({ db: database.db, clock, cards: loyaltyCards, partnerCards, ledger, coupons, publish, log: opts.log });
+    const coupons = new CouponsService({ db: database.db, clock, appLinkBase: config.appLinkBase, tiers, events: webhooks.events });
+    const offers = new OffersService({ db: database.db, clock, shops, partnerCards, cards: loyaltyCards, ledger, coupons, events: webhooks.events });
+    const gameplay = new GameplayService({
+      db: database.db,
+      clock,
+      cards: loyaltyCards,
+      partnerCards,
+      ledger,
+      coupons,
+      publish,
+      log: opts.log,
+      events: webhooks.events,
+    });
     const gameSessionExpiry = new IntervalJob('game-session-expiry', () => gameplay.expireDue(100), {
       intervalMs: config.gameSessionExpirySweepMs,
       batchSize: 100,
@@ -281,6 +292,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       pollIntervalMs: config.xmlImport.pollMs,
       allowPrivateUrls: config.allowPrivateUrls,
       log: opts.log,
+      events: webhooks.events,
     });
     const demo = new DemoService({
       database,

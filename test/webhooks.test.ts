@@ -230,6 +230,7 @@ describe('delivery', () => {
       'last_status_code',
       'next_attempt_at',
       'status',
+      'subscription_id',
       'url',
     ]);
     assert.equal(item.status, 'delivered');

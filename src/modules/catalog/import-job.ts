@@ -55,6 +55,8 @@ export interface ImportWorkerOptions {
   allowPrivateUrls: boolean;
   resolve?: ResolveAll;
   log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** In the transaction that records an import's final state: import.finished (DESIGN.md §14). */
+  finished?: (tx: Tx, row: ImportRow) => Promise<void>;
 }
 
 /** The claim was taken over (our lease ran out): stop without writing anything more. */
@@ -184,7 +186,7 @@ class ImportRun {
     try {
       const source = await this.open();
       if (source === 'unchanged') {
-        await this.finish(this.database.db, 'unchanged', 0);
+        await this.database.db.transaction((tx) => this.finish(tx, 'unchanged', 0));
         this.afterFinish('unchanged');
         return;
       }
@@ -453,14 +455,19 @@ class ImportRun {
   }
 
   /** The final state (no event yet: the caller reports it once committed). */
-  private async finish(tx: Tx | Database['db'], status: 'completed' | 'unchanged', deactivated: number): Promise<void> {
+  private async finish(tx: Tx, status: 'completed' | 'unchanged', deactivated: number): Promise<void> {
     const done = await imports.finish(tx, this.row.id, this.attempt, { ...this.counts, status, deactivated });
     if (!done) throw new LostClaim();
+    await this.opts.finished?.(tx, done);
   }
 
   private async finishFailed(error: StoredImportError): Promise<void> {
     this.addError(error);
-    const done = await imports.finish(this.database.db, this.row.id, this.attempt, { ...this.counts, status: 'failed', deactivated: 0 });
+    const done = await this.database.db.transaction(async (tx) => {
+      const row = await imports.finish(tx, this.row.id, this.attempt, { ...this.counts, status: 'failed', deactivated: 0 });
+      if (row) await this.opts.finished?.(tx, row);
+      return row;
+    });
     if (done) this.afterFinish('failed');
   }
 

@@ -19,6 +19,7 @@ import { ImportWorker, type ImportProgress } from './import-job.js';
 import type { ImportedOffers } from './imported-offers.js';
 import { importsRepository as repo, type FeedRow, type ImportRow } from './imports.repository.js';
 import { EXTRA_IMAGE_TAGS, mapItem, type MappedProduct } from './product-mapper.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 export interface ImportRecordView {
   id: number;
@@ -101,6 +102,8 @@ export interface XmlImportOptions {
   allowPrivateUrls: boolean;
   resolve?: ResolveAll;
   log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** Partner events (DESIGN.md §14): import.finished. */
+  events?: PartnerEventSink;
 }
 
 const MAX_VALIDATION_ERRORS = 100;
@@ -225,6 +228,7 @@ export class XmlImportService {
       concurrency: opts.concurrency,
       pollIntervalMs: opts.pollIntervalMs,
       allowPrivateUrls: opts.allowPrivateUrls,
+      finished: (tx, row) => this.finished(tx, row),
       ...(opts.resolve ? { resolve: opts.resolve } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     });
@@ -276,11 +280,20 @@ export class XmlImportService {
 
   /** A file over XML_IMPORT_MAX_BYTES: recorded as a failed import at once. */
   recordTooLarge(partnerId: number, filename: string | null, opts: ImportOptions): Promise<ImportRow> {
-    return repo.insertFailed(
-      this.opts.database.db,
-      { partnerId, source: 'file', filename, mode: opts.mode, mapping: opts.mapping },
-      { line: null, key: 'catalog.feed_too_large', params: { limit: this.opts.maxBytes } },
-    );
+    return this.opts.database.db.transaction(async (tx) => {
+      const row = await repo.insertFailed(
+        tx,
+        { partnerId, source: 'file', filename, mode: opts.mode, mapping: opts.mapping },
+        { line: null, key: 'catalog.feed_too_large', params: { limit: this.opts.maxBytes } },
+      );
+      await this.finished(tx, row);
+      return row;
+    });
+  }
+
+  /** import.finished (DESIGN.md §14): the import as GET shows it (its problems in English). */
+  private async finished(tx: Executor, row: ImportRow): Promise<void> {
+    await this.opts.events?.emit(tx, row.partnerId, 'import.finished', importView(row, 'en'));
   }
 
   /** After the queueing transaction committed. */

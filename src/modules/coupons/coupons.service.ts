@@ -20,6 +20,7 @@ import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
 import { couponQrContent, displayCode, newCouponCode } from './coupon-code.js';
 import { couponsRepository as repo, type CouponFilter, type CouponRow, type CouponScope, type CouponWithHolder, type Holder, type Transition } from './coupons.repository.js';
 import type { CouponEventType, CouponGame, CouponStatus, CouponTerms } from './coupons.tables.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 /** A reservation lasts this long (DESIGN.md §8). */
 export const RESERVATION_MS = 10 * 60_000;
@@ -190,6 +191,8 @@ export class CouponsService {
       appLinkBase: string;
       /** The tier on the verified coupon's card (DESIGN.md §13). */
       tiers: TiersService;
+      /** Partner events (DESIGN.md §14): coupon.redeemed, coupon.rolled_back. */
+      events?: PartnerEventSink;
     },
   ) {}
 
@@ -298,7 +301,7 @@ export class CouponsService {
 
   /** Redeem at the shop: an active coupon, or one this shop reserved. Exactly once. */
   redeem(exec: Executor, partnerId: number, id: number, input: { shopId: number; receiptNumber?: string | null; amount?: string | null }) {
-    return this.change(exec, partnerId, id, input.shopId, (now) => ({
+    return this.change(exec, partnerId, id, input.shopId, 'coupon.redeemed', (now) => ({
       set: sql`status = 'used', used_at = ${now.toISOString()}::timestamptz, used_shop_id = ${input.shopId}, pending_shop_id = null, pending_until = null`,
       where: repo.usableAt(input.shopId, now.toISOString()),
       event: 'redeemed' as const,
@@ -311,7 +314,7 @@ export class CouponsService {
 
   /** End this shop's reservation: the coupon is active again. */
   release(exec: Executor, partnerId: number, id: number, input: { shopId: number }) {
-    return this.change(exec, partnerId, id, input.shopId, (now) => {
+    return this.change(exec, partnerId, id, input.shopId, null, (now) => {
       const at = now.toISOString();
       return {
         set: sql`status = 'active', pending_shop_id = null, pending_until = null`,
@@ -326,7 +329,7 @@ export class CouponsService {
 
   /** Undo a redemption made at this shop within the last 24 hours (a cancelled sale). */
   rollback(exec: Executor, partnerId: number, id: number, input: { shopId: number; reason?: string | null }) {
-    return this.change(exec, partnerId, id, input.shopId, (now) => ({
+    return this.change(exec, partnerId, id, input.shopId, 'coupon.rolled_back', (now) => ({
       set: sql`status = 'active', used_at = null, used_shop_id = null`,
       where: sql`status = 'used' and used_shop_id = ${input.shopId}::int and used_at > ${new Date(now.getTime() - ROLLBACK_WINDOW_MS).toISOString()}::timestamptz`,
       event: 'rolled_back' as const,
@@ -341,15 +344,26 @@ export class CouponsService {
     partnerId: number,
     id: number,
     shopId: number,
+    event: 'coupon.redeemed' | 'coupon.rolled_back' | null,
     plan: (now: Date) => Transition & { why: (row: CouponRow) => Result<never> | undefined; after: (row: CouponRow) => CouponRow },
   ): Promise<Result<{ coupon: CouponView }>> {
+    const events = this.deps.events;
+    // Someone listens (DESIGN.md §14): the change and its event in one transaction. The one
+    // statement runs without one (no Idempotency-Key) when nobody does.
+    if (event && events && exec === this.db && (await events.wants(exec, partnerId, event))) {
+      return this.db.transaction((tx) => this.change(tx, partnerId, id, shopId, event, plan));
+    }
     for (let attempt = 0; ; attempt++) {
       const now = this.deps.clock.now();
       const p = plan(now);
       const r = await repo.transition(exec, partnerId, id, shopId, now, p);
       if (!r) return couponNotFound();
       if (!r.shopOk) return shopNotFound();
-      if (r.changed) return ok({ coupon: this.view(p.after(r.before), r.holder, now) });
+      if (r.changed) {
+        const coupon = this.view(p.after(r.before), r.holder, now);
+        if (event) await events?.emit(exec, partnerId, event, coupon);
+        return ok({ coupon });
+      }
       const why = p.why(r.before);
       // Nothing forbade it in the row as it was: a concurrent change won; read again.
       if (why || attempt >= 2) return why ?? used('id');

@@ -25,6 +25,7 @@ import { cryptoRandom, drawWeighted, type RandomSource } from './draw.js';
 import { gameplayRepository as repo, type GameRow, type RewardRow, type SessionOwner, type SessionRow } from './gameplay.repository.js';
 import type { SessionStatus } from './gameplay.tables.js';
 import type { DiscountType, GameType, RewardType } from './games.tables.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 export const SESSION_TTL_MS = 30 * 60_000;
 const DAY_MS = 86_400_000;
@@ -158,6 +159,8 @@ export class GameplayService {
       coupons: CouponsService;
       publish: PublishEvent;
       log: { warn(obj: object, msg?: string): void };
+      /** Partner events (DESIGN.md §14): game.reward_claimed. */
+      events?: PartnerEventSink;
     },
   ) {}
 
@@ -336,6 +339,7 @@ export class GameplayService {
       view.coupon = coupon;
       await repo.setOutcome(tx, row.id, { couponId: coupon.id });
     }
+    await this.deps.events?.emit(tx, row.partnerId, 'game.reward_claimed', view);
     return ok({ view, event: { channel: channelOf(key), data: { status: 'claimed', progress: row.progress, reward: view.reward } } });
   }
 

@@ -13,6 +13,7 @@ import { displayRates } from '../points/points-rules.js';
 import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
 import { issueCardNumber } from './card-number.js';
 import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 /** The cards a customer token may see: its own, and only its partner's when the token came from a partner's QR login. */
 export function customerOwner(p: CustomerPrincipal): CardOwner {
@@ -80,6 +81,8 @@ export class LoyaltyCardsService {
       customers: CustomersService;
       ledger: PointsLedger;
       tiers: TiersService;
+      /** Partner events (DESIGN.md §14): card.created, and the welcome bonus's transaction.created. */
+      events?: PartnerEventSink;
     },
   ) {}
 
@@ -88,6 +91,12 @@ export class LoyaltyCardsService {
   }
 
   /** Card views of rows, their tiers looked up in one statement. */
+  /** A card of the partner as the API shows it, read in `tx` (card.tier_changed's data, DESIGN.md §14). */
+  async viewIn(tx: Executor, partnerId: number, cardId: number): Promise<LoyaltyCardView | undefined> {
+    const row = await repo.find(tx, { partnerId }, cardId);
+    return row && (await this.views([row], tx))[0];
+  }
+
   private async views(rows: LoyaltyCardRow[], db: Executor = this.db): Promise<LoyaltyCardView[]> {
     const tiers = await this.deps.tiers.cardViews(rows, db);
     return rows.map((row, i) => cardView(row, tiers[i]!));
@@ -149,15 +158,16 @@ export class LoyaltyCardsService {
   }
 
   private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
-    // A tier with threshold 0 is the card's from the start (DESIGN.md §13).
+    // A tier with threshold 0 is the card's from the start (DESIGN.md §13): part of card.created, no tier event.
     await this.deps.ledger.enterTier(tx, row.id);
-    if (programme.pointsEnabled && programme.initialBonusPoints > 0) {
-      // The bonus moves the balance and, as an earning, the tier state.
-      await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints);
-    }
+    // The bonus moves the balance and, as an earning, the tier state.
+    const bonus = programme.pointsEnabled && programme.initialBonusPoints > 0 ? await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints) : undefined;
     // The card as it is now (tier state and balance).
     row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
     const [view] = await this.views([row], tx);
+    // The card first, then the bonus on it.
+    await this.deps.events?.emit(tx, row.partnerId, 'card.created', view!);
+    if (bonus) await this.deps.events?.emit(tx, row.partnerId, 'transaction.created', bonus);
     return view!;
   }
 

@@ -25,6 +25,7 @@ import type { PointsLedger } from '../points/ledger.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import { offersRepository as repo, type OfferColumns, type OfferListFilter, type OfferRow } from './offers.repository.js';
 import type { OfferDiscountType, OfferRewardType, OfferSource } from './offers.tables.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 /** A request body after the schema (create: defaults filled in; update: only what was sent). */
 export interface OfferInput {
@@ -203,6 +204,8 @@ export class OffersService {
       cards: LoyaltyCardsService;
       ledger: PointsLedger;
       coupons: CouponsService;
+      /** Partner events (DESIGN.md §14): coupon.claimed. */
+      events?: PartnerEventSink;
     },
   ) {}
 
@@ -359,6 +362,7 @@ export class OffersService {
     });
     // Last, so that a limited offer's row is locked only for the end of the transaction.
     if (limited && !(await repo.countClaim(tx, offer.id))) return this.soldOut();
+    await this.deps.events?.emit(tx, offer.partnerId, 'coupon.claimed', coupon);
     return ok({ coupon });
   }
 

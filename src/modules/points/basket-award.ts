@@ -199,6 +199,10 @@ export interface BasketAwardResult {
   balanceAfter: number;
   items: ItemView[];
   breakdown: BreakdownRow[];
+  /** Limited campaigns this award used up. */
+  exhausted: number[];
+  /** The card moved to another tier (DESIGN.md §13). */
+  tierMoved: boolean;
 }
 
 /**
@@ -292,10 +296,16 @@ export async function awardBasket(
     tier: tier.state,
   });
   if (!written) return receiptUsed(input.receiptNumber);
-  await settleTier(tx, card, tier, now);
+  const tierMoved = await settleTier(tx, card, tier, now);
   card.pointsBalance = balanceAfter;
   card.pointsDebt -= debtPaid;
-  return ok({ id: written.id, points, balanceAfter, items, breakdown: breakdownOf(evaluation) });
+  // Campaigns this award used up (read under their locks above): campaign.exhausted (DESIGN.md §14).
+  const exhausted = evaluation.campaigns
+    .filter((a) => locked.has(a.campaignId))
+    .map((a) => ({ a, c: campaigns.find((x) => x.id === a.campaignId)! }))
+    .filter(({ a, c }) => (c.limitUses !== null && c.usesCount + 1 >= c.limitUses) || (c.pointsBudget !== null && c.pointsAwarded + a.points >= c.pointsBudget))
+    .map(({ a }) => a.campaignId);
+  return ok({ id: written.id, points, balanceAfter, items, breakdown: breakdownOf(evaluation), exhausted, tierMoved });
 }
 
 function receiptUsed(receiptNumber: string | null) {

@@ -28,6 +28,9 @@ import { redemptionValue } from './points-rules.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
+import { noEvents, type PartnerEventSink } from '../webhooks/webhooks.events.js';
+import { campaignsRepository } from '../campaigns/campaigns.repository.js';
+import { campaignView } from '../campaigns/campaigns.service.js';
 import { RecentKeys } from '../../shared/recent-keys.js';
 import { UNITS, type TierBasis } from '../tiers/tier-rules.js';
 import { tiersRepository } from '../tiers/tiers.repository.js';
@@ -216,9 +219,18 @@ export class PointsLedger {
   /** Partners whose programmes ran a campaign a moment ago (a hint only: the engine reads the campaigns afresh). */
   private readonly campaignPartners = new RecentKeys<number>(CAMPAIGN_HINT_MS, 10_000);
 
+  /**
+   * The card as the API shows it, read in the caller's transaction (card.tier_changed's data):
+   * the loyalty-cards module builds card views and itself depends on the ledger, so
+   * the composition root (src/context.ts) hands it over after both exist.
+   */
+  cardView: ((tx: Executor, partnerId: number, cardId: number) => Promise<unknown>) | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Partner events (DESIGN.md §14): transaction.created / .returned / .reversed, campaign.exhausted, card.tier_changed. */
+    private readonly events: PartnerEventSink = noEvents,
   ) {}
 
   /**
@@ -252,13 +264,20 @@ export class PointsLedger {
       const result = await awardBasket(tx, partnerId, card, basketInput, now, { maxPoints: MAX_POINTS_PER_OPERATION, maxBalance: MAX_BALANCE });
       if (!result.ok) return result;
       const r = result.value;
-      return ok({
+      const view: AwardView = {
         ...purchaseView(r.id, input.cardId, card.customerId, statement, r.points, r.balanceAfter, now),
         items: r.items,
         breakdown: r.breakdown,
-      });
+      };
+      await this.events.emit(tx, partnerId, 'transaction.created', view);
+      for (const id of r.exhausted) await this.campaignExhausted(tx, partnerId, id, now);
+      if (r.tierMoved) await this.tierChanged(tx, card);
+      return ok(view);
     };
     const award: AwardStep = async (exec, inTransaction) => {
+      // Someone listens for the award (DESIGN.md §14): its event is written with it, so the
+      // one statement gets a transaction around it. (Nobody listening: no query, from the cache.)
+      if (!inTransaction && (await this.events.wants(exec, partnerId, 'transaction.created'))) return this.db.transaction((tx) => award(tx, true));
       // A basket, or a partner seen running campaigns a moment ago: straight to the engine
       // (which reads the campaigns afresh) instead of a one-statement attempt that would refuse.
       if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec) : this.db.transaction(engine);
@@ -266,11 +285,13 @@ export class PointsLedger {
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
         const points = Number(result.points);
-        return ok({
+        const view: AwardView = {
           ...purchaseView(result.transactionId, input.cardId, result.customerId, statement, points, result.balanceAfter!, now),
           items: [],
           breakdown: [{ source: 'base', campaign_id: null, name: null, points, line_ids: [] }],
-        });
+        };
+        if (inTransaction) await this.events.emit(exec, partnerId, 'transaction.created', view);
+        return ok(view);
       }
       if (result.campaigns) this.campaignPartners.remember(partnerId);
       if (result.due || ((result.campaigns || result.debt || result.tiers) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
@@ -364,6 +385,7 @@ export class PointsLedger {
       amount: formatAmount(value),
       reason: input.reason ?? null,
     });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
     return ok(view);
   }
 
@@ -372,7 +394,9 @@ export class PointsLedger {
     const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId ?? null);
     if (!card) return cardNotFound();
     if (!card.shopOk) return shopNotFound();
-    return this.applyAdjustment(tx, card, input);
+    const result = await this.applyAdjustment(tx, card, input);
+    if (result.ok) await this.events.emit(tx, partnerId, 'transaction.created', result.value);
+    return result;
   }
 
   private async applyAdjustment(tx: Executor, card: LockedCard, input: AdjustInput): Promise<Result<TransactionView>> {
@@ -440,7 +464,9 @@ export class PointsLedger {
         meta: { available_points: card.pointsBalance, requested_points: input.points },
       });
     }
-    return ok(await this.debit(tx, card, now, { type: 'redeem', points: input.points, shopId: null, amount: null, reason: input.reason }));
+    const view = await this.debit(tx, card, now, { type: 'redeem', points: input.points, shopId: null, amount: null, reason: input.reason });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
+    return ok(view);
   }
 
   /** Points won in a game (type `game`): a lot expiring by the programme's rule, in the caller's transaction. */
@@ -461,7 +487,15 @@ export class PointsLedger {
       reversesId: null,
       expiresAt: this.expiryOf(card, now),
     });
+    await this.events.emit(tx, partnerId, 'transaction.created', view);
     return ok(view!);
+  }
+
+  /** card.tier_changed (DESIGN.md §14): the card view with its new tier, in the transaction that moved it. */
+  private async tierChanged(tx: Executor, card: LockedCard): Promise<void> {
+    if (!this.cardView || !(await this.events.wants(tx, card.partnerId, 'card.tier_changed'))) return;
+    const view = await this.cardView(tx, card.partnerId, card.id);
+    if (view) await this.events.emit(tx, card.partnerId, 'card.tier_changed', view);
   }
 
   /** A card created in the caller's transaction enters its programme's tier for a value of 0 (a threshold-0 tier; DESIGN.md §13). */
@@ -488,8 +522,17 @@ export class PointsLedger {
   }
 
   /** Goods of a purchase or deduction of the partner returned (DESIGN.md §12; returns.ts). */
-  returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {
-    return returnGoods(this, tx, partnerId, transactionId, input, this.clock.now());
+  async returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {
+    const result = await returnGoods(this, tx, partnerId, transactionId, input, this.clock.now());
+    if (result.ok) await this.events.emit(tx, partnerId, 'transaction.returned', result.value);
+    return result;
+  }
+
+  /** campaign.exhausted (DESIGN.md §14): the campaign as GET shows it, read in the award's transaction. */
+  private async campaignExhausted(tx: Executor, partnerId: number, campaignId: number, now: Date): Promise<void> {
+    if (!(await this.events.wants(tx, partnerId, 'campaign.exhausted'))) return;
+    const row = await campaignsRepository.find(tx, partnerId, campaignId);
+    if (row) await this.events.emit(tx, partnerId, 'campaign.exhausted', campaignView(row, now));
   }
 
   /** The compensating entry of an earlier transaction of the partner. */
@@ -544,7 +587,9 @@ export class PointsLedger {
       if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
       // Restored points whose lot has meanwhile expired expire again, now.
       await this.expireDue(tx, card, now);
-      return ok({ ...view, points_not_recovered: 0 });
+      const reversal = { ...view, points_not_recovered: 0 };
+      await this.events.emit(tx, partnerId, 'transaction.reversed', reversal);
+      return ok(reversal);
     }
 
     // An earning: take back its own lot's remaining points first, then (for what was already
@@ -583,7 +628,9 @@ export class PointsLedger {
     // The earning no longer counts toward the tier, net of what its returns already took off.
     const view = await this.writeEntry(tx, card, entry, { deltaUnits: -qualifyingOf(card.tierSettings.basis, original, returns), at: original.createdAt });
     if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
-    return ok({ ...view, points_not_recovered: toRecover - recovered });
+    const reversal = { ...view, points_not_recovered: toRecover - recovered };
+    await this.events.emit(tx, partnerId, 'transaction.reversed', reversal);
+    return ok(reversal);
   }
 
   /**
@@ -592,7 +639,7 @@ export class PointsLedger {
    * (tier-ledger.ts `refreshTier`). Updates `card` in place.
    */
   async expireDue(tx: Executor, card: LockedCard, now: Date): Promise<void> {
-    await refreshTier(tx, card, now);
+    if ((await refreshTier(tx, card, now)).moved) await this.tierChanged(tx, card);
     if (card.nextExpiryAt === null || card.nextExpiryAt.getTime() > now.getTime()) return;
     const due = await repo.dueLots(tx, card.id, now);
     const total = due.reduce((s, l) => s + l.remaining, 0);
@@ -651,7 +698,7 @@ export class PointsLedger {
         const did = await this.db.transaction(async (tx) => {
           if (!(await repo.tryLockCard(tx, id))) return false;
           const card = await repo.lockCard(tx, { cardId: id }, null);
-          if (card) await refreshTier(tx, card, now);
+          if (card && (await refreshTier(tx, card, now)).moved) await this.tierChanged(tx, card);
           return true;
         });
         if (did) done++;
@@ -676,7 +723,7 @@ export class PointsLedger {
       const ids = await tiersRepository.claimBehind(tx, programme.id, programme.version, limit);
       for (const id of ids) {
         const card = await repo.lockCard(tx, { cardId: id }, null);
-        if (card) await refreshTier(tx, card, now, programme.version);
+        if (card && (await refreshTier(tx, card, now, programme.version)).moved) await this.tierChanged(tx, card);
       }
       return ids.length;
     });
@@ -744,7 +791,7 @@ export class PointsLedger {
     card.pointsBalance = entry.balanceAfter;
     card.pointsDebt += entry.debt ?? 0;
     card.nextExpiryAt = written.nextExpiryAt;
-    if (tier) await settleTier(tx, card, tier, entry.createdAt);
+    if (tier && (await settleTier(tx, card, tier, entry.createdAt))) await this.tierChanged(tx, card);
     return entryView(entry, written.id);
   }
 

@@ -33,10 +33,11 @@ export function stepTier(card: LockedCard, deltaUnits: bigint, at: Date, now: Da
   return applyChange(card.tiers, card.tierSettings, card.tier, deltaUnits, at, now);
 }
 
-/** After the entry that carried `step.state` was written: the card in step, the move recorded. */
-export async function settleTier(tx: Executor, card: LockedCard, step: TierStep, now: Date): Promise<void> {
+/** After the entry that carried `step.state` was written: the card in step, the move recorded. Whether the tier moved. */
+export async function settleTier(tx: Executor, card: LockedCard, step: TierStep, now: Date): Promise<boolean> {
   card.tier = step.state;
   if (step.move) await recordMove(tx, card, step.move, now);
+  return step.move !== null;
 }
 
 async function recordMove(tx: Executor, card: LockedCard, move: TierMove, now: Date): Promise<void> {
@@ -56,7 +57,7 @@ const sameState = (a: CardTierState, b: CardTierState) =>
  * keep_until passed. With `reevaluateAt` (tiers or settings changed): the value counted
  * afresh and the tier set from it, whatever the policy, and the card marked at that version.
  */
-export async function refreshTier(tx: Executor, card: LockedCard, now: Date, reevaluateAt?: number): Promise<boolean> {
+export async function refreshTier(tx: Executor, card: LockedCard, now: Date, reevaluateAt?: number): Promise<{ moved: boolean }> {
   const before = card.tier;
   let state = before;
   if (reevaluateAt !== undefined || (state.valueUntil !== null && state.valueUntil <= now)) {
@@ -77,11 +78,11 @@ export async function refreshTier(tx: Executor, card: LockedCard, now: Date, ree
   const ended = windowEnded(card.tiers, card.tierSettings, state, now, previousYear);
   state = ended.state;
   if (ended.move) moves.push(ended.move);
-  if (sameState(before, state) && reevaluateAt === undefined) return false;
+  if (sameState(before, state) && reevaluateAt === undefined) return { moved: false };
   await tiersRepository.writeState(tx, card.id, state, now, reevaluateAt);
   card.tier = state;
   for (const move of moves) await recordMove(tx, card, move, now);
-  return true;
+  return { moved: moves.length > 0 };
 }
 
 /** A card just issued takes the tier its value of 0 gives (a tier with threshold 0), if any. */

@@ -17,6 +17,7 @@ import { amountToJson, parseAmount } from '../../shared/money.js';
 import { iso } from '../../shared/time.js';
 import type { SmsAccountsService } from './sms-accounts.service.js';
 import { smsMessages, smsStatusEvents, type SmsStatus } from './sms.tables.js';
+import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 export type SmsMessageRow = typeof smsMessages.$inferSelect;
 
@@ -95,6 +96,8 @@ export class SmsLifecycle {
     private readonly accounts: SmsAccountsService,
     private readonly receipts: ReceiptPublisher,
     private readonly announce: StatusAnnouncer = () => {},
+    /** Partner events (DESIGN.md §14): sms.status to the partner's subscriptions, besides any receiptURL. */
+    private readonly events?: PartnerEventSink,
   ) {}
 
   /**
@@ -190,7 +193,11 @@ export class SmsLifecycle {
   }
 
   private async publish(tx: Executor, row: SmsMessageRow): Promise<void> {
-    if (!row.receipt || !row.receiptUrl || row.partnerId === null) return;
+    if (row.partnerId === null) return;
+    // Every status change of the partner's messages, as GET /sms/status shows it, to its
+    // subscriptions listing sms.status; the receipt the send asked for (§4) goes on unchanged.
+    await this.events?.emit(tx, row.partnerId, 'sms.status', statusView(row));
+    if (!row.receipt || !row.receiptUrl) return;
     await this.receipts.enqueue(tx, {
       partnerId: row.partnerId,
       eventType: 'sms.status',

@@ -1,12 +1,13 @@
-// The partner's side of outgoing webhooks: its signing secret (DESIGN.md §7) and the
-// deliveries made to it with every attempt (DESIGN.md §4).
+// The partner's side of outgoing webhooks: its signing secret (DESIGN.md §7), its event
+// subscriptions with their test ping (§14) and the deliveries made to it with every attempt (§4).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
-import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { notFound } from '../../shared/errors.js';
+import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
+import { notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { EVENT_TYPES } from './webhooks.events.js';
 import type { WebhooksService } from './webhooks.service.js';
 
 const nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -17,7 +18,8 @@ const Secret = Type.Object({
 
 const deliveryFields = {
   id: Type.Integer(),
-  event_id: Type.String({ description: 'X-Loyalty-Event-Id: the same on every attempt' }),
+  event_id: Type.String({ description: 'X-Loyalty-Event-Id: the same on every attempt, and on the deliveries of one event to several subscriptions' }),
+  subscription_id: nullable(Type.Integer({ description: 'The subscription it goes to; null for an SMS receipt to its receiptURL' })),
   event_type: Type.String({ description: 'X-Loyalty-Event' }),
   url: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
@@ -39,6 +41,35 @@ const Attempt = Type.Object({
 });
 
 const DeliveryDetail = Type.Object({ ...deliveryFields, attempts: Type.Array(Attempt) });
+
+const EVENTS_DESCRIPTION = `Event types, or "*" for all: ${EVENT_TYPES.join(', ')}. An unknown name is 422 on events.`;
+
+const Subscription = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  events: Type.Array(Type.String(), { description: EVENTS_DESCRIPTION }),
+  is_active: Type.Boolean(),
+  description: nullable(Type.String()),
+  created_at: DateTime,
+});
+
+const subscriptionFields = {
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s); a private, loopback or link-local address is refused (422 on url)' }),
+  events: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 20, description: EVENTS_DESCRIPTION }),
+  is_active: Type.Boolean({ description: 'Default true; an inactive subscription gets no events' }),
+  description: nullable(Type.String({ maxLength: 500 })),
+};
+
+const CreateSubscription = Type.Object({
+  url: subscriptionFields.url,
+  events: subscriptionFields.events,
+  is_active: Type.Optional(subscriptionFields.is_active),
+  description: Type.Optional(subscriptionFields.description),
+});
+
+const UpdateSubscription = Type.Partial(Type.Object(subscriptionFields));
+
+const Deleted = Type.Object(EmptyEnvelope.properties);
 
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
   app.get(
@@ -69,6 +100,116 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (req) => envelopeOf(req, { secret: await webhooks.rotate(principalOf(req, 'partner').partnerId) }, 'webhooks.secret_rotated'),
+  );
+
+  app.get(
+    '/:locale/partners/webhooks',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: "The partner's event subscriptions",
+        description: 'Oldest first; at most 10.',
+        params: LocaleParams,
+        response: { 200: Envelope(Type.Array(Subscription)), ...errorResponses(401, 403, 429) },
+      },
+    },
+    async (req) => envelopeOf(req, await webhooks.listSubscriptions(principalOf(req, 'partner').partnerId)),
+  );
+
+  app.post(
+    '/:locale/partners/webhooks',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'Subscribe a URL to events',
+        description:
+          'Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 409 QUOTA_EXCEEDED.',
+        params: LocaleParams,
+        body: CreateSubscription,
+        response: { 201: Envelope(Subscription), ...errorResponses(400, 401, 403, 409, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const created = unwrap(await webhooks.createSubscription(principalOf(req, 'partner').partnerId, req.body));
+      reply.code(201);
+      return envelopeOf(req, created, 'webhooks.subscription_created', 201);
+    },
+  );
+
+  app.get(
+    '/:locale/partners/webhooks/:id',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'One event subscription',
+        description: "Another partner's subscription is 404.",
+        params: LocaleIdParams,
+        response: { 200: Envelope(Subscription), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => {
+      const sub = await webhooks.getSubscription(principalOf(req, 'partner').partnerId, req.params.id);
+      if (!sub) throw notFound('resource.webhook_subscription');
+      return envelopeOf(req, sub);
+    },
+  );
+
+  app.put(
+    '/:locale/partners/webhooks/:id',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'Change an event subscription (any subset of the fields)',
+        description: "Only the fields sent change. Deliveries already queued keep the URL they were queued with. Another partner's subscription is 404.",
+        params: LocaleIdParams,
+        body: UpdateSubscription,
+        response: { 200: Envelope(Subscription), ...errorResponses(400, 401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) =>
+      envelopeOf(req, unwrap(await webhooks.updateSubscription(principalOf(req, 'partner').partnerId, req.params.id, req.body)), 'webhooks.subscription_updated'),
+  );
+
+  app.delete(
+    '/:locale/partners/webhooks/:id',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'Delete an event subscription',
+        description: 'Its deliveries not yet made end failed ("subscription deleted"); every delivery stays listed.',
+        params: LocaleIdParams,
+        response: { 200: Deleted, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req) => {
+      if (!(await webhooks.deleteSubscription(principalOf(req, 'partner').partnerId, req.params.id))) throw notFound('resource.webhook_subscription');
+      return envelopeNoData(req, 'webhooks.subscription_deleted');
+    },
+  );
+
+  app.post(
+    '/:locale/partners/webhooks/:id/test',
+    {
+      config: { auth: 'partner' },
+      schema: {
+        tags: ['partners'],
+        summary: 'Send a test event to a subscription',
+        description:
+          'A `ping` event (data: {subscription_id}) is sent at once, whatever the subscription\'s event list or state, and listed among the deliveries; `data` is that delivery.',
+        params: LocaleIdParams,
+        response: { 202: Envelope(Delivery), ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (req, reply) => {
+      const delivery = unwrap(await webhooks.ping(principalOf(req, 'partner').partnerId, req.params.id));
+      reply.code(202);
+      return envelopeOf(req, delivery, 'webhooks.ping_queued', 202);
+    },
   );
 
   app.get(

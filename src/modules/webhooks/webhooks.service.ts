@@ -8,9 +8,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { checkPublicUrl, type UrlCheckResult } from '../../infra/safe-url.js';
+import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
-import { webhooksRepository as repo, type AttemptRow, type DeliveryRow } from './webhooks.repository.js';
+import { addFieldError } from '../../shared/validation.js';
+import { EVENT_TYPES, eventBody, PartnerEvents } from './webhooks.events.js';
+import {
+  webhooksRepository as repo,
+  SUBSCRIPTIONS_CHANNEL,
+  type AttemptRow,
+  type DeliveryRow,
+  type SubscriptionChanges,
+  type SubscriptionRow,
+} from './webhooks.repository.js';
 import { newWebhookSecret } from './webhooks.signing.js';
 import { WebhookWorker, type WorkerLogger } from './webhooks.worker.js';
 
@@ -38,6 +48,8 @@ export interface WebhookEvent {
 export interface WebhookDeliveryView {
   id: number;
   event_id: string;
+  /** The subscription it goes to; null for an SMS receipt to its receiptURL (or a deleted subscription). */
+  subscription_id: number | null;
   event_type: string;
   url: string;
   status: DeliveryStatus;
@@ -81,6 +93,7 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   return {
     id: row.id,
     event_id: row.eventId,
+    subscription_id: row.subscriptionId,
     event_type: row.eventType,
     url: row.url,
     status: row.status,
@@ -92,6 +105,33 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
     delivered_at: iso(row.deliveredAt),
   };
 }
+
+/** At most this many subscriptions per partner (DESIGN.md §14): the 11th is 409 QUOTA_EXCEEDED. */
+export const MAX_SUBSCRIPTIONS = 10;
+const MAX_URL_LENGTH = 2048;
+
+export interface SubscriptionView {
+  id: number;
+  url: string;
+  events: string[];
+  is_active: boolean;
+  description: string | null;
+  created_at: string;
+}
+
+export function subscriptionView(row: SubscriptionRow): SubscriptionView {
+  return { id: row.id, url: row.url, events: row.events, is_active: row.isActive, description: row.description, created_at: iso(row.createdAt) };
+}
+
+/** A subscription's fields as sent (POST: url and events required; PUT: any subset). */
+export interface SubscriptionInput {
+  url?: string;
+  events?: string[];
+  is_active?: boolean;
+  description?: string | null;
+}
+
+const KNOWN_EVENTS = new Set<string>([...EVENT_TYPES, '*']);
 
 export function attemptView(row: AttemptRow): WebhookAttemptView {
   return {
@@ -105,6 +145,9 @@ export function attemptView(row: AttemptRow): WebhookAttemptView {
 
 export class WebhooksService {
   private readonly worker: WebhookWorker;
+  /** Partner events (DESIGN.md §14): `events.emit(tx, partnerId, type, data)` from any module. */
+  readonly events = new PartnerEvents();
+  private listening = false;
 
   constructor(
     private readonly database: Database,
@@ -149,6 +192,106 @@ export class WebhooksService {
     return eventId;
   }
 
+  // --- subscriptions (DESIGN.md §14) ---------------------------------------------------
+
+  async listSubscriptions(partnerId: number): Promise<SubscriptionView[]> {
+    return (await repo.listSubscriptions(this.database.db, partnerId)).map(subscriptionView);
+  }
+
+  async getSubscription(partnerId: number, id: number): Promise<SubscriptionView | undefined> {
+    const row = await repo.findSubscription(this.database.db, partnerId, id);
+    return row && subscriptionView(row);
+  }
+
+  /** Every problem of the fields sent, as one 422 (url: format and the private-address refusal; events: known names). */
+  private async problems(input: SubscriptionInput): Promise<FieldErrors> {
+    const errors: FieldErrors = {};
+    if (input.url !== undefined) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(input.url);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || input.url.length > MAX_URL_LENGTH) {
+        addFieldError(errors, 'url', 'validation.format', { format: 'URL' });
+      } else {
+        const check = await this.checkUrl(input.url);
+        if (!check.ok) addFieldError(errors, 'url', 'webhooks.url_private', { reason: check.reason });
+      }
+    }
+    if (input.events !== undefined) {
+      const unknown = input.events.filter((e) => !KNOWN_EVENTS.has(e));
+      if (unknown.length > 0) addFieldError(errors, 'events', 'webhooks.unknown_events', { names: unknown.join(', ') });
+    }
+    return errors;
+  }
+
+  async createSubscription(partnerId: number, input: SubscriptionInput & { url: string; events: string[] }): Promise<Result<SubscriptionView>> {
+    const errors = await this.problems(input);
+    if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
+    const row = await this.database.db.transaction(async (tx) => {
+      // Under the partner's row lock: two concurrent adds cannot both be the 10th.
+      await repo.lockPartner(tx, partnerId);
+      if ((await repo.countSubscriptions(tx, partnerId)) >= MAX_SUBSCRIPTIONS) return undefined;
+      return repo.insertSubscription(tx, {
+        partnerId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        isActive: input.is_active ?? true,
+        description: input.description ?? null,
+      });
+    });
+    if (!row) {
+      return fail('SUBSCRIPTION_QUOTA_EXCEEDED', {
+        message: 'webhooks.subscription_limit',
+        params: { limit: MAX_SUBSCRIPTIONS },
+        items: [{ field: 'id', code: 'QUOTA_EXCEEDED', key: 'webhooks.subscription_limit', params: { limit: MAX_SUBSCRIPTIONS }, meta: { limit: MAX_SUBSCRIPTIONS } }],
+      });
+    }
+    this.events.forget(partnerId);
+    return ok(subscriptionView(row));
+  }
+
+  async updateSubscription(partnerId: number, id: number, input: SubscriptionInput): Promise<Result<SubscriptionView>> {
+    if (!(await repo.findSubscription(this.database.db, partnerId, id))) return missing('resource.webhook_subscription');
+    const errors = await this.problems(input);
+    if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
+    const changes: SubscriptionChanges = {};
+    if (input.url !== undefined) changes.url = input.url;
+    if (input.events !== undefined) changes.events = [...new Set(input.events)];
+    if (input.is_active !== undefined) changes.isActive = input.is_active;
+    if (input.description !== undefined) changes.description = input.description;
+    const row = await repo.updateSubscription(this.database.db, partnerId, id, changes);
+    this.events.forget(partnerId);
+    return row ? ok(subscriptionView(row)) : missing('resource.webhook_subscription');
+  }
+
+  async deleteSubscription(partnerId: number, id: number): Promise<boolean> {
+    const deleted = await this.database.db.transaction(async (tx) => {
+      await repo.cancelPending(tx, partnerId, id);
+      return repo.deleteSubscription(tx, partnerId, id);
+    });
+    this.events.forget(partnerId);
+    return deleted;
+  }
+
+  /** The test button: a `ping` to the subscription now, whatever its event list or state. */
+  async ping(partnerId: number, id: number): Promise<Result<WebhookDeliveryView>> {
+    const sub = await repo.findSubscription(this.database.db, partnerId, id);
+    if (!sub) return missing('resource.webhook_subscription');
+    const eventId = randomUUID();
+    const body = JSON.stringify(eventBody(eventId, 'ping', partnerId, { subscription_id: sub.id }));
+    const row = await repo.insertPing(this.database.db, { eventId, partnerId, subscriptionId: sub.id, url: sub.url, body });
+    this.worker.wake();
+    return ok(deliveryView(row));
+  }
+
+  /** Every delivery of one event (one per subscription), whoever owns it (tests). */
+  async deliveriesOfEvent(eventId: string): Promise<WebhookDeliveryView[]> {
+    return (await repo.deliveriesOfEvent(this.database.db, eventId)).map(deliveryView);
+  }
+
   async listDeliveries(partnerId: number, page: PageWindow): Promise<{ items: WebhookDeliveryView[]; total: number }> {
     const { rows, total } = await repo.list(this.database.db, partnerId, page.perPage, page.offset);
     return { items: rows.map(deliveryView), total };
@@ -169,8 +312,21 @@ export class WebhooksService {
     return { ...deliveryView(row), attempts: attempts.map(attemptView) };
   }
 
-  /** Starts delivering on this node (several nodes may run it on one database). */
-  start(): Promise<void> {
+  /**
+   * Starts delivering on this node (several nodes may run it on one database), and hearing of
+   * other nodes' subscription changes.
+   */
+  async start(): Promise<void> {
+    if (!this.listening) {
+      this.listening = true;
+      await this.database
+        .listen(
+          SUBSCRIPTIONS_CHANNEL,
+          (payload) => this.events.forget(Number(payload)),
+          () => undefined,
+        )
+        .catch((err: unknown) => this.opts.log?.warn({ err }, 'webhooks: LISTEN for subscription changes failed; cached for seconds'));
+    }
     return this.worker.start();
   }
 

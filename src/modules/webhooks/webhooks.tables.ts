@@ -2,7 +2,7 @@
 // attempt recorded. A delivery row is written in the same transaction as the event it
 // reports, so an event is announced if and only if it happened.
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { partners } from '../partners/partners.tables.js';
 
 const tz = (name: string) => timestamp(name, { withTimezone: true });
@@ -17,12 +17,40 @@ export const webhookSecrets = pgTable('webhook_secrets', {
   rotatedAt: tz('rotated_at'),
 });
 
+/**
+ * A partner's event subscriptions (DESIGN.md §14): where to POST which event types ("*" = all).
+ * At most 10 per partner (checked under the partner's lock when one is added).
+ */
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    partnerId: integer('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    url: text().notNull(),
+    /** Event type names, or ["*"] for every type. */
+    events: text().array().notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    description: text(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_subscriptions_partner_idx').on(t.partnerId, t.id)],
+);
+
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: integer().primaryKey().generatedAlwaysAsIdentity(),
-    /** X-Loyalty-Event-Id: unique per event, the same on every retry. */
+    /** X-Loyalty-Event-Id: one per event (shared by its deliveries to several subscriptions), the same on every retry. */
     eventId: text('event_id').notNull(),
+    /**
+     * The subscription it goes to (DESIGN.md §14); null for an SMS receipt to its message's
+     * receiptURL (§4), and once the subscription is deleted. A subscription's deliveries go
+     * in order: one waits while an earlier one to the same subscription is pending.
+     */
+    subscriptionId: integer('subscription_id').references(() => webhookSubscriptions.id, { onDelete: 'set null' }),
     partnerId: integer('partner_id')
       .notNull()
       .references(() => partners.id, { onDelete: 'cascade' }),
@@ -40,7 +68,8 @@ export const webhookDeliveries = pgTable(
     deliveredAt: tz('delivered_at'),
   },
   (t) => [
-    uniqueIndex('webhook_deliveries_event_key').on(t.eventId),
+    uniqueIndex('webhook_deliveries_event_subscription_key').on(t.eventId, t.subscriptionId),
+    index('webhook_deliveries_subscription_pending_idx').on(t.subscriptionId, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_partner_idx').on(t.partnerId, t.id),
   ],

@@ -85,15 +85,25 @@ export class WebhookWorker extends OutboxWorker<DeliveryRow> {
     }
     const durationMs = Math.round(performance.now() - started);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode <= 299;
-    const next = this.nextState(delivered, attemptNo);
+    const next = this.nextState(delivered, attemptNo, row);
     await repo.recordAttempt(this.database.db, row.id, attemptNo, { attemptedAt, statusCode, error, durationMs }, next);
     if (next.status === 'pending') this.retryIn(next.inMs);
   }
 
-  private nextState(delivered: boolean, attemptNo: number): NextState {
+  private nextState(delivered: boolean, attemptNo: number, row: DeliveryRow): NextState {
     if (delivered) return { status: 'delivered' };
     const wait = this.opts.backoffMs[attemptNo - 1];
-    return wait === undefined ? { status: 'failed' } : { status: 'pending', inMs: wait };
+    if (wait === undefined) return { status: 'failed' };
+    // A subscription's delivery that waited behind earlier ones (they go in order) gets no
+    // fresh 24 h of its own: once it is older than the whole schedule, a failed attempt is its
+    // last. So after a long outage the stale backlog is tried once each, in order, and the
+    // queue reaches the recent events instead of spending a day on each.
+    if (row.subscriptionId !== null && Date.now() - row.createdAt.getTime() >= this.scheduleMs) return { status: 'failed' };
+    return { status: 'pending', inMs: wait };
+  }
+
+  private get scheduleMs(): number {
+    return this.opts.backoffMs.reduce((sum, ms) => sum + ms, 0);
   }
 }
 

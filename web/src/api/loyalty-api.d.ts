@@ -1140,6 +1140,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{locale}/partners/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's event subscriptions
+         * @description Oldest first; at most 10.
+         */
+        get: operations["getPartnersWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 409 QUOTA_EXCEEDED.
+         */
+        post: operations["postPartnersWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event subscription
+         * @description Another partner's subscription is 404.
+         */
+        get: operations["getPartnersWebhooksById"];
+        /**
+         * Change an event subscription (any subset of the fields)
+         * @description Only the fields sent change. Deliveries already queued keep the URL they were queued with. Another partner's subscription is 404.
+         */
+        put: operations["putPartnersWebhooksById"];
+        post?: never;
+        /**
+         * Delete an event subscription
+         * @description Its deliveries not yet made end failed ("subscription deleted"); every delivery stays listed.
+         */
+        delete: operations["deletePartnersWebhooksById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/partners/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a subscription
+         * @description A `ping` event (data: {subscription_id}) is sent at once, whatever the subscription's event list or state, and listed among the deliveries; `data` is that delivery.
+         */
+        post: operations["postPartnersWebhooksByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{locale}/partners/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -10389,6 +10461,564 @@ export interface operations {
             };
         };
     };
+    getPartnersWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            url: string;
+                            /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                            events: string[];
+                            is_active: boolean;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s); a private, loopback or link-local address is refused (422 on url) */
+                    url: string;
+                    /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                    events: string[];
+                    /** @description Default true; an inactive subscription gets no events */
+                    is_active?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            url: string;
+                            /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                            events: string[];
+                            is_active: boolean;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPartnersWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            url: string;
+                            /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                            events: string[];
+                            is_active: boolean;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putPartnersWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description http(s); a private, loopback or link-local address is refused (422 on url) */
+                    url?: string;
+                    /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                    events?: string[];
+                    /** @description Default true; an inactive subscription gets no events */
+                    is_active?: boolean;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            url: string;
+                            /** @description Event types, or "*" for all: transaction.created, transaction.returned, transaction.reversed, card.created, card.tier_changed, coupon.claimed, coupon.redeemed, coupon.rolled_back, campaign.exhausted, game.reward_claimed, import.finished, sms.status. An unknown name is 422 on events. */
+                            events: string[];
+                            is_active: boolean;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deletePartnersWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postPartnersWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        data: {
+                            id: number;
+                            /** @description X-Loyalty-Event-Id: the same on every attempt, and on the deliveries of one event to several subscriptions */
+                            event_id: string;
+                            subscription_id: number | null;
+                            /** @description X-Loyalty-Event */
+                            event_type: string;
+                            url: string;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            next_attempt_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            delivered_at: string | null;
+                            /** @description Attempts made so far */
+                            attempts: number;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getPartnersWebhookDeliveries: {
         parameters: {
             query?: {
@@ -10417,8 +11047,9 @@ export interface operations {
                         message: string;
                         data: {
                             id: number;
-                            /** @description X-Loyalty-Event-Id: the same on every attempt */
+                            /** @description X-Loyalty-Event-Id: the same on every attempt, and on the deliveries of one event to several subscriptions */
                             event_id: string;
+                            subscription_id: number | null;
                             /** @description X-Loyalty-Event */
                             event_type: string;
                             url: string;
@@ -10516,8 +11147,9 @@ export interface operations {
                         message: string;
                         data: {
                             id: number;
-                            /** @description X-Loyalty-Event-Id: the same on every attempt */
+                            /** @description X-Loyalty-Event-Id: the same on every attempt, and on the deliveries of one event to several subscriptions */
                             event_id: string;
+                            subscription_id: number | null;
                             /** @description X-Loyalty-Event */
                             event_type: string;
                             url: string;

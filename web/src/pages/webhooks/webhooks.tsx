@@ -1,12 +1,154 @@
-// Webhooks (DESIGN.md §4): the signing secret (shown on request, rotated with a
-// confirmation) and every delivery with its attempts.
+// Webhooks (DESIGN.md §4, §14): the signing secret (shown on request, rotated with a
+// confirmation), the partner's event subscriptions (add, edit, pause, delete, test) and every
+// delivery with its attempts.
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { Confirm, CopyButton } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
-import { useForm } from '../../components/form';
+import { Checkbox, CheckboxGroup, Field, Form, Submit, nullText, text, useForm } from '../../components/form';
 import { formatDateTime, useI18n } from '../../i18n';
+
+/** The event types of DESIGN.md §14 (the API refuses any other name). */
+const EVENT_TYPES = [
+  'transaction.created',
+  'transaction.returned',
+  'transaction.reversed',
+  'card.created',
+  'card.tier_changed',
+  'coupon.claimed',
+  'coupon.redeemed',
+  'coupon.rolled_back',
+  'campaign.exhausted',
+  'game.reward_claimed',
+  'import.finished',
+  'sms.status',
+] as const;
+
+interface Subscription {
+  id: number;
+  url: string;
+  events: string[];
+  is_active: boolean;
+  description: string | null;
+  created_at: string;
+}
+
+function Subscriptions({ onTested }: { onTested: () => void }) {
+  const { t, locale } = useI18n();
+  const list = useLoad(() => api.GET('/{locale}/partners/webhooks'), []);
+  const form = useForm();
+  const rowForm = useForm();
+  const [editing, setEditing] = useState<Subscription>();
+  const [deleting, setDeleting] = useState<Subscription>();
+  const [notice, setNotice] = useState<string>();
+
+  const save = async (fd: FormData, el: HTMLFormElement) => {
+    const picked = fd.getAll('events').map(String);
+    const body = {
+      url: text(fd, 'url'),
+      events: picked.includes('*') ? ['*'] : picked,
+      description: nullText(fd, 'description'),
+      is_active: fd.get('is_active') === 'true',
+    };
+    const r = editing
+      ? await form.run(() => api.PUT('/{locale}/partners/webhooks/{id}', { params: { path: { id: editing.id } }, body }))
+      : await form.run(() => api.POST('/{locale}/partners/webhooks', { body }));
+    if (r) {
+      setNotice(t(editing ? 'webhooks.sub_updated' : 'webhooks.sub_created', { url: r.data.url }));
+      setEditing(undefined);
+      el.reset();
+      list.reload();
+    }
+  };
+  const toggle = async (s: Subscription) => {
+    const r = await rowForm.run(() => api.PUT('/{locale}/partners/webhooks/{id}', { params: { path: { id: s.id } }, body: { is_active: !s.is_active } }));
+    if (r) {
+      setNotice(t(r.data.is_active ? 'webhooks.sub_activated' : 'webhooks.sub_deactivated', { url: r.data.url }));
+      list.reload();
+    }
+  };
+  const test = async (s: Subscription) => {
+    const r = await rowForm.run(() => api.POST('/{locale}/partners/webhooks/{id}/test', { params: { path: { id: s.id } } }));
+    if (r) {
+      setNotice(t('webhooks.test_sent', { url: s.url }));
+      onTested();
+    }
+  };
+  const remove = async () => {
+    const s = deleting;
+    setDeleting(undefined);
+    if (!s) return;
+    const r = await rowForm.run(() => api.DELETE('/{locale}/partners/webhooks/{id}', { params: { path: { id: s.id } } }));
+    if (r) {
+      setNotice(t('webhooks.sub_deleted', { url: s.url }));
+      list.reload();
+    }
+  };
+  const options = [{ value: '*', label: t('webhooks.all_events') }, ...EVENT_TYPES.map((e) => ({ value: e, label: e }))];
+  const title = editing ? t('webhooks.sub_edit', { id: editing.id }) : t('webhooks.sub_add');
+
+  return (
+    <>
+      {notice && (
+        <div class="notice notice--success" role="status">
+          {notice}
+        </div>
+      )}
+      <section class="panel" aria-labelledby="webhook-subscription-form">
+        <h2 id="webhook-subscription-form">{title}</h2>
+        <p>{t('webhooks.sub_intro')}</p>
+        <Form form={form} onSubmit={save} label={title} key={editing?.id ?? 'new'}>
+          <Field name="url" label={t('webhooks.url')} hint={t('webhooks.url_hint')} type="url" inputMode="url" defaultValue={editing?.url ?? ''} maxLength={2048} />
+          <CheckboxGroup name="events" legend={t('webhooks.events')} hint={t('webhooks.events_hint')} options={options} checked={editing?.events ?? []} />
+          <Field name="description" label={t('webhooks.description')} defaultValue={editing?.description ?? ''} maxLength={500} />
+          <Checkbox name="is_active" label={t('webhooks.active')} checked={editing?.is_active ?? true} />
+          <div class="actions">
+            <Submit form={form}>{editing ? t('common.save') : t('webhooks.sub_add')}</Submit>
+            {editing && (
+              <button type="button" class="button button--secondary" onClick={() => setEditing(undefined)}>
+                {t('common.cancel')}
+              </button>
+            )}
+          </div>
+        </Form>
+      </section>
+      <LoadError failure={list.failure ?? rowForm.failure} />
+      <Table
+        caption={t('webhooks.subscriptions')}
+        loading={list.loading}
+        empty={t('webhooks.no_subscriptions')}
+        head={[t('webhooks.url'), t('webhooks.events'), t('common.status'), t('webhooks.description'), t('common.created'), t('common.actions')]}
+        rows={(list.data?.data ?? []).map((s) => [
+          <span class="clip" id={`subscription-${s.id}`}>
+            {s.url}
+          </span>,
+          s.events.includes('*') ? t('webhooks.all_events') : s.events.join(', '),
+          <Status value={s.is_active ? 'active' : 'inactive'} label={t(s.is_active ? 'webhooks.active_yes' : 'webhooks.active_no')} />,
+          s.description ?? '—',
+          formatDateTime(locale, s.created_at),
+          <span class="row-actions">
+            <button type="button" class="button button--secondary button--small" aria-describedby={`subscription-${s.id}`} onClick={() => void test(s)}>
+              {t('webhooks.test')}
+            </button>
+            <button type="button" class="button button--secondary button--small" aria-describedby={`subscription-${s.id}`} onClick={() => setEditing(s)}>
+              {t('common.edit')}
+            </button>
+            <button type="button" class="button button--secondary button--small" aria-describedby={`subscription-${s.id}`} onClick={() => void toggle(s)}>
+              {t(s.is_active ? 'webhooks.deactivate' : 'webhooks.activate')}
+            </button>
+            <button type="button" class="button button--danger button--small" aria-describedby={`subscription-${s.id}`} onClick={() => setDeleting(s)}>
+              {t('common.delete')}
+            </button>
+          </span>,
+        ])}
+      />
+      <Confirm open={deleting !== undefined} title={t('webhooks.sub_delete_title')} confirm={t('common.delete')} onConfirm={remove} onClose={() => setDeleting(undefined)}>
+        <p>{t('webhooks.sub_delete_text', { url: deleting?.url ?? '' })}</p>
+      </Confirm>
+    </>
+  );
+}
 
 function Attempts({ id }: { id: number }) {
   const { t, locale } = useI18n();
@@ -64,6 +206,13 @@ export default function Webhooks() {
           {t('webhooks.rotate')}
         </button>
       </section>
+      <Subscriptions
+        onTested={() => {
+          deliveries.reload();
+          // The ping goes at once: show its outcome a moment later.
+          setTimeout(() => deliveries.reload(), 1500);
+        }}
+      />
       <LoadError failure={deliveries.failure} />
       <Table
         caption={t('webhooks.deliveries')}
