@@ -19,6 +19,7 @@ import { catalogMessages } from './modules/catalog/catalog.messages.js';
 import { shopsMessages } from './modules/shops/shops.messages.js';
 import { campaignsMessages } from './modules/campaigns/campaigns.messages.js';
 import { tiersMessages } from './modules/tiers/tiers.messages.js';
+import { walletMessages } from './modules/wallet/wallet.messages.js';
 
 export const moduleMessages = [
   smsMessages,
@@ -38,6 +39,7 @@ export const moduleMessages = [
   shopsMessages,
   campaignsMessages,
   tiersMessages,
+  walletMessages,
 ];
 
 registerMessages(...moduleMessages);

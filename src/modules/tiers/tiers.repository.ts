@@ -85,7 +85,9 @@ export const tiersRepository = {
 
   async writeState(db: Executor, cardId: number, st: CardTierState, version?: number): Promise<void> {
     await db.execute(sql`
-      update loyalty_cards set tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)}
+      update loyalty_cards set tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)},
+        -- A tier move by time or re-evaluation changes the card as its holder sees it (wallet passes follow updated_at).
+        updated_at = case when tier_id is distinct from ${st.tierId}::int then greatest(now(), updated_at + interval '1 millisecond') else updated_at end
       where id = ${cardId}`);
   },
 
