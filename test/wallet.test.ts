@@ -363,6 +363,41 @@ describe('wallet passes', () => {
     });
   });
 
+  describe('a tier move', () => {
+    it('reached in the background (tiers added) pushes to a registered device, and the pass shows the tier', async () => {
+      const res = await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      const token = JSON.parse(unzipPass(res.body).files['pass.json']!.toString('utf8')).authenticationToken as string;
+      const device = `device-${randomBytes(4).toString('hex')}`;
+      const pushToken = randomBytes(32).toString('hex');
+      const reg = `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}/${card.card_number}`;
+      assert.equal((await request(t.url, 'POST', reg, { headers: { authorization: `ApplePass ${token}` }, json: { pushToken } })).status, 201);
+      const before = apns.requests.length;
+      const tier = await request(t.url, 'POST', `/en/partners/cards/${programme}/tiers`, {
+        headers: bearer(p.token),
+        json: { name: { en: 'Gold', lt: 'Auksas' }, threshold: 1, color: '#FFD700' },
+      });
+      assert.equal(tier.status, 201, tier.text);
+      await t.app.context.workers.tierSweeper.runOnce();
+      const view = (await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}`, { headers: apiHeaders(p.apiKey) })).body.data;
+      assert.equal(view.tier?.id, tier.body.data.id, 'the card moved to the new tier');
+      await t.app.context.workers.walletUpdates.runOnce();
+      const pushes = apns.requests.slice(before);
+      assert.deepEqual(pushes.map((r) => r.path), [`/3/device/${pushToken}`]);
+      const pass = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
+      const json = JSON.parse(unzipPass(pass.body).files['pass.json']!.toString('utf8'));
+      assert.equal(json.storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, 'Gold');
+      // Deleting the tier moves the card off it in the background: no programme or tier row
+      // says so, only the card — whose updated_at the move sets.
+      assert.equal((await request(t.url, 'DELETE', `/en/partners/cards/${programme}/tiers/${tier.body.data.id}`, { headers: bearer(p.token) })).status, 200);
+      await t.app.context.workers.tierSweeper.runOnce();
+      await t.app.context.database.db.execute(sql`update wallet_registrations set last_push_at = last_push_at - interval '11 seconds'`);
+      await t.app.context.workers.walletUpdates.runOnce();
+      assert.equal(apns.requests.length - before, 2, 'pushed again after the move off the deleted tier');
+      const after = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
+      assert.equal(JSON.parse(unzipPass(after.body).files['pass.json']!.toString('utf8')).storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, '—');
+    });
+  });
+
   describe('secrets key', () => {
     it('is generated into the data dir on the embedded store; on PostgreSQL without LOYALTY_SECRETS_KEY saving is refused with 409 and the service runs', async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'wallet-nokey-'));
