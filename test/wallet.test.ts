@@ -289,6 +289,9 @@ describe('wallet passes', () => {
       // Another pass's token does not open this serial.
       const otherSerial = `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}/0000000000000000`;
       assert.equal((await request(t.url, 'POST', otherSerial, { headers: auth(), json: { pushToken } })).status, 401);
+      const refused = await request(t.url, 'POST', otherSerial, { headers: auth(), json: { pushToken } });
+      assert.equal(refused.body.success, false, 'a refusal is the error envelope');
+      assert.equal(typeof refused.body.request_id, 'string');
       assert.equal((await request(t.url, 'POST', regPath(), { headers: auth(), json: { pushToken } })).status, 201);
       assert.equal((await request(t.url, 'POST', regPath(), { headers: auth(), json: { pushToken } })).status, 200);
     });

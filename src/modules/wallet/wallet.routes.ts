@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import { envelopeOf } from '../../shared/envelope.js';
-import { unwrap } from '../../shared/errors.js';
+import { AppError, unwrap } from '../../shared/errors.js';
 import { Envelope, errorResponses, LocaleIdParams, LocaleParams } from '../../shared/schemas.js';
 import type { CouponScope } from '../coupons/coupons.repository.js';
 import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
@@ -27,8 +27,9 @@ function sendPass(reply: FastifyReply, body: Buffer, name: string) {
   return reply.send(body);
 }
 
-/** Apple's web service answers with a status and no body (an empty 401 too: devices read only the status). */
+/** Apple's web service answers with a status and no body; a refusal is the usual 401 envelope (devices read only the status). */
 function bare(reply: FastifyReply, status: number) {
+  if (status === 401) throw new AppError('INVALID_TOKEN');
   return (reply as FastifyReply).code(status).send();
 }
 

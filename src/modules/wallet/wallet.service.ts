@@ -73,10 +73,10 @@ export class WalletService {
   }
 
   async saveApple(partnerId: number, input: AppleInput): Promise<Result<ReturnType<typeof viewOf>>> {
-    const box = await this.deps.secrets();
-    if (!box) return secretsKeyMissing();
     const checked = checkAppleCredentials(input, this.deps.clock.now());
     if (!checked.ok) return invalid(checked.problem.field, checked.problem.key);
+    const box = await this.deps.secrets();
+    if (!box) return secretsKeyMissing();
     await repo.saveConfig(this.db, partnerId, {
       applePassTypeIdentifier: input.pass_type_identifier,
       appleTeamIdentifier: input.team_identifier,
@@ -89,10 +89,10 @@ export class WalletService {
   }
 
   async saveGoogle(partnerId: number, input: { issuer_id: string; service_account: unknown }): Promise<Result<ReturnType<typeof viewOf>>> {
-    const box = await this.deps.secrets();
-    if (!box) return secretsKeyMissing();
     const checked = checkServiceAccount(input.service_account);
     if (!checked.ok) return invalid(checked.problem.field, checked.problem.key);
+    const box = await this.deps.secrets();
+    if (!box) return secretsKeyMissing();
     await repo.saveConfig(this.db, partnerId, {
       googleIssuerId: input.issuer_id,
       googleClientEmail: checked.value.client_email,
