@@ -350,7 +350,9 @@ describe('wallet passes', () => {
       const db = t.app.context.database.db;
       await db.execute(sql`update wallet_registrations set last_push_at = last_push_at - interval '11 seconds'`);
       apns.state.status = 503;
-      await worker();
+      // Two nodes' workers at once: the registration is claimed by one (SKIP LOCKED and the lease).
+      const wallet = t.app.context.services.wallet;
+      await Promise.all([wallet.pushUpdates(50), wallet.pushUpdates(50)]);
       assert.equal(apns.requests.length, 2);
       const failed = (await db.execute(sql`select attempts, next_attempt_at > now() as later from wallet_registrations`)) as unknown as { rows: Array<{ attempts: number; later: boolean }> };
       assert.deepEqual(failed.rows, [{ attempts: 1, later: true }]);

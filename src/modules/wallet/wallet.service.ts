@@ -279,7 +279,8 @@ export class WalletService {
 
   /** One batch of APNs pushes for cards that changed; returns how many registrations it handled. */
   async pushUpdates(limit: number): Promise<number> {
-    const due = await repo.claimDuePushes(this.db, limit, 60);
+    // The lease outlasts a batch whose every push times out (50 × 10 s), so no other node takes it meanwhile.
+    const due = await repo.claimDuePushes(this.db, limit, 600);
     const byPartner = new Map<number, typeof due>();
     for (const d of due) byPartner.set(d.partnerId, [...(byPartner.get(d.partnerId) ?? []), d]);
     for (const [partnerId, items] of byPartner) {
@@ -311,7 +312,7 @@ export class WalletService {
   async patchGoogleObjects(limit: number): Promise<number> {
     const apiUrl = this.deps.googleWalletApiUrl;
     if (apiUrl === undefined) return 0;
-    const due = await repo.claimDueGoogle(this.db, limit, 60);
+    const due = await repo.claimDueGoogle(this.db, limit, 600);
     for (const d of due) {
       const google = await this.googleAccount(d.partnerId);
       const found = google.ok ? await this.cardWithFacts({ partnerId: d.partnerId }, d.cardId) : undefined;
