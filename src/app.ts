@@ -51,6 +51,7 @@ import { CampaignsService } from './modules/campaigns/campaigns.service.js';
 import { couponsRoutes } from './modules/coupons/coupons.routes.js';
 import { gameplayRoutes } from './modules/games/gameplay.routes.js';
 import { tiersRoutes } from './modules/tiers/tiers.routes.js';
+import { walletRoutes } from './modules/wallet/wallet.routes.js';
 
 export interface BuildOptions {
   /** Injected database (tests); otherwise opened from config. */
@@ -209,6 +210,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
   await fastify.register(tiersRoutes, { tiers: services.tiers, cards: services.loyaltyCards, idempotency });
+  await fastify.register(walletRoutes, { wallet: services.wallet });
+  services.wallet.listeningPort = () => (fastify.server.address() as { port?: number } | null)?.port;
   await fastify.register(gameplayRoutes, {
     gameplay: services.gameplay,
     idempotency,
@@ -232,6 +235,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     fastify.addHook('onClose', async () => context.workers.tierSweeper.stop());
     fastify.addHook('onClose', async () => context.workers.qrExpiry.stop());
     fastify.addHook('onClose', async () => context.workers.gameSessionExpiry.stop());
+    fastify.addHook('onClose', async () => context.workers.walletUpdates.stop());
     fastify.addHook('onClose', async () => services.xmlImports.stop());
   }
   await fastify.ready();
@@ -242,6 +246,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     context.workers.tierSweeper.start();
     context.workers.qrExpiry.start();
     context.workers.gameSessionExpiry.start();
+    context.workers.walletUpdates.start();
     await services.mail.start();
     await services.xmlImports.start();
   }

@@ -149,6 +149,10 @@ describe('loadConfig', () => {
     ['MAIL_FROM', 'Ops <ops@example.com>\r\nBcc: x@example.com'],
     ['ATTACHMENT_MAX_BYTES', '0'],
     ['ATTACHMENT_MAX_FILES', '21'],
+    ['LOYALTY_SECRETS_KEY', 'short'],
+    ['LOYALTY_SECRETS_KEY', 'ab'.repeat(31)],
+    ['APNS_URL', 'http://api.push.apple.com'],
+    ['GOOGLE_WALLET_API_URL', 'ftp://example.com'],
   ];
   for (const [name, value] of bad) {
     it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
@@ -157,6 +161,19 @@ describe('loadConfig', () => {
       assert.ok(problems[0]!.startsWith(name), problems[0]);
     });
   }
+
+  it('reads the wallet settings: a 32-byte secrets key as hex or base64, Apple\'s push host by default', () => {
+    const none = loadConfig({});
+    assert.equal(none.wallet.secretsKey, undefined);
+    assert.equal(none.wallet.apnsUrl, 'https://api.push.apple.com');
+    assert.equal(none.wallet.googleWalletApiUrl, undefined);
+    const hex = 'ab'.repeat(32);
+    assert.deepEqual(loadConfig({ LOYALTY_SECRETS_KEY: hex }).wallet.secretsKey, Buffer.from(hex, 'hex'));
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    assert.deepEqual(loadConfig({ LOYALTY_SECRETS_KEY: b64 }).wallet.secretsKey, Buffer.alloc(32, 7));
+    const set = loadConfig({ APNS_URL: 'https://127.0.0.1:8443/', APNS_CA_FILE: '/etc/ca.pem', GOOGLE_WALLET_API_URL: 'http://127.0.0.1:9000/' });
+    assert.deepEqual(set.wallet, { secretsKey: undefined, apnsUrl: 'https://127.0.0.1:8443', apnsCaFile: '/etc/ca.pem', googleWalletApiUrl: 'http://127.0.0.1:9000' });
+  });
 
   it('lists every problem at once', () => {
     const problems = problemsOf({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' });

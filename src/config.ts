@@ -114,6 +114,17 @@ export interface Config {
     /** ATTACHMENT_MAX_FILES: most attachments on one message. */
     maxFiles: number;
   };
+  // Wallet passes (src/modules/wallet, docs/wallet.md)
+  wallet: {
+    /** LOYALTY_SECRETS_KEY: 32 bytes (64 hex digits or base64) sealing wallet private keys (AES-256-GCM); unset = generated into the data dir on the embedded store, refused saves on PostgreSQL. */
+    secretsKey: Buffer | undefined;
+    /** APNS_URL: Apple's push service (HTTP/2). */
+    apnsUrl: string;
+    /** APNS_CA_FILE: a PEM file of a CA to trust for APNS_URL besides the system's (a local stand-in). */
+    apnsCaFile: string | undefined;
+    /** GOOGLE_WALLET_API_URL: base of the Google Wallet REST API; unset = Google objects are not patched. */
+    googleWalletApiUrl: string | undefined;
+  };
   // Catalog and XML feed import (src/modules/catalog, docs/catalog.md)
   xmlImport: {
     /** XML_IMPORT_MAX_BYTES: largest feed, counted after decompression. */
@@ -446,6 +457,18 @@ function parseMetricsToken(r: Reader, name: string): string | undefined {
   return v;
 }
 
+/** 32 bytes written as 64 hex digits or as base64. */
+function parseSecretsKey(r: Reader, name: string): Buffer | undefined {
+  const v = r.raw(name);
+  if (v === undefined) return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/]{43}=?$/.test(v) ? Buffer.from(v, 'base64') : undefined;
+  if (key?.length !== 32) {
+    r.problems.push(`${name} must be 32 bytes, written as 64 hex digits or base64 (openssl rand -hex 32)`);
+    return undefined;
+  }
+  return key;
+}
+
 function rule(r: Reader, prefix: string, perHour: number, perMinute: number): RateLimitRule {
   return {
     perHour: r.int(`${prefix}_PER_HOUR`, perHour, 0, 10_000_000),
@@ -556,6 +579,12 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       dir: path.resolve(r.str('FILES_DIR', path.join(dataDir, 'attachments'))),
       maxBytes: r.int('ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
       maxFiles: r.int('ATTACHMENT_MAX_FILES', 5, 0, 20),
+    },
+    wallet: {
+      secretsKey: parseSecretsKey(r, 'LOYALTY_SECRETS_KEY'),
+      apnsUrl: (r.url('APNS_URL', ['https:']) ?? 'https://api.push.apple.com').replace(/\/+$/, ''),
+      apnsCaFile: r.raw('APNS_CA_FILE'),
+      googleWalletApiUrl: r.url('GOOGLE_WALLET_API_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     },
     xmlImport: {
       maxBytes: r.int('XML_IMPORT_MAX_BYTES', 200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),

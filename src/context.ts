@@ -45,6 +45,8 @@ import { CouponsService } from './modules/coupons/coupons.service.js';
 import { OffersService } from './modules/offers/offers.service.js';
 import { GameplayService } from './modules/games/gameplay.service.js';
 import { TiersService } from './modules/tiers/tiers.service.js';
+import { secretsKeySource } from './modules/wallet/secret-box.js';
+import { WalletService } from './modules/wallet/wallet.service.js';
 import { systemClock, type Clock } from './shared/time.js';
 import type { Logger } from './shared/logger.js';
 
@@ -91,9 +93,18 @@ export interface Context {
     xmlImports: XmlImportService;
     /** Tiers of card programmes (CRUD, the tier on card views, history). */
     tiers: TiersService;
+    /** Wallet passes (Apple, Google): configuration, passes, PassKit web service, updates. */
+    wallet: WalletService;
   };
   /** Background work (SMS dispatch, points expiry); started by the server, not by the CLI. */
-  workers: { smsDispatcher: SmsDispatcher; expirySweeper: IntervalJob; tierSweeper: IntervalJob; qrExpiry: IntervalJob; gameSessionExpiry: IntervalJob };
+  workers: {
+    smsDispatcher: SmsDispatcher;
+    expirySweeper: IntervalJob;
+    tierSweeper: IntervalJob;
+    qrExpiry: IntervalJob;
+    gameSessionExpiry: IntervalJob;
+    walletUpdates: IntervalJob;
+  };
   clock: Clock;
   /** Closes what this context opened (not an injected database). */
   close(): Promise<void>;
@@ -274,6 +285,24 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 100,
       log: opts.log,
     });
+    const wallet = new WalletService({
+      db: database.db,
+      clock,
+      secrets: secretsKeySource({ configured: config.wallet.secretsKey, embedded: database.kind === 'pglite', dataDir: config.dataDir }),
+      cards: loyaltyCards,
+      coupons,
+      publicBaseUrl: config.publicBaseUrl,
+      apnsUrl: config.wallet.apnsUrl,
+      apnsCaFile: config.wallet.apnsCaFile,
+      googleWalletApiUrl: config.wallet.googleWalletApiUrl,
+      log: opts.log,
+    });
+    // Pushes to Apple Wallet and patches of Google objects after cards changed (DESIGN.md §15).
+    const walletUpdates = new IntervalJob('wallet-updates', async () => (await wallet.pushUpdates(50)) + (await wallet.patchGoogleObjects(50)), {
+      intervalMs: 2_000,
+      batchSize: 50,
+      log: opts.log,
+    });
     const appLink = new AppLinkService({ sms, accounts: smsAccounts, partners, downloadUrl: config.appDownloadUrl });
     const adminStats = new AdminStatsService(database.db, systemClock);
     const commission = new CommissionService(database.db, systemClock);
@@ -349,8 +378,9 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
         catalog,
         xmlImports,
         tiers,
+        wallet,
       },
-      workers: { smsDispatcher, expirySweeper, tierSweeper, qrExpiry, gameSessionExpiry },
+      workers: { smsDispatcher, expirySweeper, tierSweeper, qrExpiry, gameSessionExpiry, walletUpdates },
       clock,
       close: async () => {
         await realtime.close();

@@ -20,6 +20,7 @@ import { shopsMessages } from './modules/shops/shops.messages.js';
 import { campaignsMessages } from './modules/campaigns/campaigns.messages.js';
 import { tiersMessages } from './modules/tiers/tiers.messages.js';
 import { webhooksMessages } from './modules/webhooks/webhooks.messages.js';
+import { walletMessages } from './modules/wallet/wallet.messages.js';
 
 export const moduleMessages = [
   smsMessages,
@@ -40,6 +41,7 @@ export const moduleMessages = [
   campaignsMessages,
   tiersMessages,
   webhooksMessages,
+  walletMessages,
 ];
 
 registerMessages(...moduleMessages);

@@ -23,3 +23,4 @@ export * from './modules/games/gameplay.tables.js';
 export * from './modules/catalog/catalog.tables.js';
 export * from './modules/campaigns/campaigns.tables.js';
 export * from './modules/tiers/tiers.tables.js';
+export * from './modules/wallet/wallet.tables.js';

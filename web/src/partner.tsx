@@ -31,6 +31,7 @@ startConsole({
     },
     { path: 'sms', label: 'nav.sms', page: lazy(() => import('./pages/sms/sms')) },
     { path: 'webhooks', label: 'nav.webhooks', page: lazy(() => import('./pages/webhooks/webhooks')) },
+    { path: 'wallet', label: 'nav.wallet', page: lazy(() => import('./pages/wallet/wallet')) },
     {
       path: 'products',
       label: 'nav.products',

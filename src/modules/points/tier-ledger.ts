@@ -79,7 +79,7 @@ export async function refreshTier(tx: Executor, card: LockedCard, now: Date, ree
   state = ended.state;
   if (ended.move) moves.push(ended.move);
   if (sameState(before, state) && reevaluateAt === undefined) return { moved: false };
-  await tiersRepository.writeState(tx, card.id, state, now, reevaluateAt);
+  await tiersRepository.writeState(tx, card.id, state, reevaluateAt);
   card.tier = state;
   for (const move of moves) await recordMove(tx, card, move, now);
   return { moved: moves.length > 0 };
@@ -89,6 +89,6 @@ export async function refreshTier(tx: Executor, card: LockedCard, now: Date, ree
 export async function enterTier(tx: Executor, card: LockedCard, now: Date): Promise<void> {
   const step = joinTier(card.tiers, card.tierSettings, card.tier, now);
   if (!step.move) return;
-  await tiersRepository.writeState(tx, card.id, step.state, now);
+  await tiersRepository.writeState(tx, card.id, step.state);
   await settleTier(tx, card, step, now);
 }

@@ -83,11 +83,12 @@ export const tiersRepository = {
     return { valueUnits: textToUnits(row!.value), first: row!.first_ms === null ? null : new Date(Number(row!.first_ms)) };
   },
 
-  /** The card's tier state changed at `at` without a ledger entry (time's work, re-evaluation, a new card's tier). */
-  async writeState(db: Executor, cardId: number, st: CardTierState, at: Date, version?: number): Promise<void> {
+  /** The card's tier state changed without a ledger entry (time's work, re-evaluation, a new card's tier). */
+  async writeState(db: Executor, cardId: number, st: CardTierState, version?: number): Promise<void> {
     await db.execute(sql`
-      update loyalty_cards set updated_at = ${at.toISOString()}::timestamptz,
-             tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)}
+      update loyalty_cards set tier_version = ${version === undefined ? sql`tier_version` : sql`${version}::int`} ${tierColumns(st)},
+        -- A tier move by time or re-evaluation changes the card as its holder sees it (wallet passes follow updated_at).
+        updated_at = case when tier_id is distinct from ${st.tierId}::int then greatest(now(), updated_at + interval '1 millisecond') else updated_at end
       where id = ${cardId}`);
   },
 

@@ -11,7 +11,7 @@ import { launchBrowser, type Browser } from './browser.js';
 import { seed } from './seed.js';
 import { axeViolations, horizontalOverflow, openNav, signIn } from './console.js';
 
-export const PARTNER_PAGES = ['Overview', 'API keys', 'Shops', 'Card programmes', 'Games', 'Offers', 'Campaigns', 'Coupons', 'Customers', 'Transactions', 'SMS', 'Webhooks', 'Products', 'Imports', 'Messages'];
+export const PARTNER_PAGES = ['Overview', 'API keys', 'Shops', 'Card programmes', 'Games', 'Offers', 'Campaigns', 'Coupons', 'Customers', 'Transactions', 'SMS', 'Webhooks', 'Wallet', 'Products', 'Imports', 'Messages'];
 export const ADMIN_PAGES = ['Partners', 'SMS accounts', 'Commission', 'Statistics', 'Messages'];
 
 export async function checkPage(page: Page, where: string) {

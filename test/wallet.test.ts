@@ -1,0 +1,428 @@
+// Wallet passes (DESIGN.md §15) over real HTTP: the partner's configuration (validated,
+// secrets sealed), the signed .pkpass of a card and a coupon, Google save links, Apple's
+// PassKit web service, and the updates after a change: an APNs push to a local HTTP/2
+// stand-in and a Google object patch to a local stand-in. Certificates are made here.
+import assert from 'node:assert/strict';
+import { createHash, createPublicKey, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { decodeJwt, jwtVerify } from 'jose';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { claimCoupon, createOffer } from './helpers/engagement.js';
+import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
+import { apiHeaders, bearer, request } from './helpers/http.js';
+import { award, createCustomer, createProgramme, createShop, joinProgramme, type CustomerFixture } from './helpers/loyalty.js';
+import { makeWalletCerts, startApnsStandIn, startGoogleStandIn, unzipPass, verifySignature, type WalletCerts } from './helpers/wallet.js';
+
+const PUBLIC = 'https://loyalty.example.test';
+// A 1×1 PNG as the programme's logo.
+const LOGO = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+async function fetchBinary(url: string, headers: Record<string, string>) {
+  const res = await fetch(url, { headers });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+const appleBody = (c: WalletCerts, over: Record<string, unknown> = {}) => ({
+  pass_type_identifier: c.passTypeIdentifier,
+  team_identifier: c.teamIdentifier,
+  certificate: c.certificate,
+  private_key: c.privateKey,
+  wwdr_certificate: c.wwdr,
+  ...over,
+});
+
+const fieldsOf = (body: { errors?: Record<string, unknown> }) => Object.keys(body.errors ?? {});
+const reasonOf = (body: { errors?: Array<{ meta?: { reason?: string } }> }) => body.errors?.[0]?.meta?.reason;
+
+describe('wallet passes', () => {
+  let certs: WalletCerts;
+  let apns: Awaited<ReturnType<typeof startApnsStandIn>>;
+  let google: Awaited<ReturnType<typeof startGoogleStandIn>>;
+  let t: TestApp;
+  let p: PartnerFixture;
+  let other: PartnerFixture;
+  let programme: number;
+  let shop: number;
+  let c: CustomerFixture;
+  let stranger: CustomerFixture;
+  let card: { id: number; card_number: string };
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wallet-data-'));
+
+  before(async () => {
+    certs = makeWalletCerts();
+    apns = await startApnsStandIn(certs);
+    google = await startGoogleStandIn();
+    t = await startTestApp({
+      PUBLIC_BASE_URL: PUBLIC,
+      LOYALTY_DATA_DIR: dataDir,
+      LOYALTY_SECRETS_KEY: randomBytes(32).toString('hex'),
+      APNS_URL: apns.url,
+      APNS_CA_FILE: certs.caFile,
+      GOOGLE_WALLET_API_URL: google.url,
+    });
+    p = await createPartner(t, 'Kavinė');
+    other = await createPartner(t, 'Other');
+    programme = await createProgramme(t, p.id, {
+      title: { en: 'Coffee Club', lt: 'Kavos klubas' },
+      cardDesign: { logo: LOGO, background_color: '#112233', text_color: '#FFFFFF', text_color_labels: '#AABBCC' },
+      pointsPerCurrency: '1',
+      currencyAmount: '1',
+    });
+    shop = await createShop(t, p.id);
+    c = await createCustomer(t);
+    stranger = await createCustomer(t);
+    card = await joinProgramme(t, c, programme);
+    await joinProgramme(t, stranger, programme);
+  });
+  after(async () => {
+    await t.close();
+    await apns.close();
+    await google.close();
+  });
+
+  describe('configuration', () => {
+    it('shows nothing configured, then a partner without configuration gets 409 wallet_not_configured', async () => {
+      const res = await request(t.url, 'GET', '/en/partners/wallet', { headers: bearer(p.token) });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body.data, { apple: null, google: null });
+      const pass = await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/apple`, { headers: bearer(c.token) });
+      assert.equal(pass.status, 409);
+      assert.equal(pass.body.code, 'INVALID_STATE');
+      assert.equal(reasonOf(pass.body), 'wallet_not_configured');
+      const link = await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/google`, { headers: bearer(c.token) });
+      assert.equal(link.status, 409);
+      assert.equal(reasonOf(link.body), 'wallet_not_configured');
+    });
+
+    it('refuses what does not check out, on the field', async () => {
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ certificate: 'not a certificate', private_key: undefined }, 'certificate'],
+        [{ private_key: undefined }, 'private_key'],
+        [{ private_key: certs.otherKey }, 'private_key'],
+        [{ private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }, 'private_key'],
+        [{ wwdr_certificate: certs.otherWwdr }, 'wwdr_certificate'],
+        [{ wwdr_certificate: 'nope' }, 'wwdr_certificate'],
+        [{ pass_type_identifier: 'pass.someone.else' }, 'pass_type_identifier'],
+        [{ certificate: certs.p12, private_key: undefined, passphrase: 'wrong' }, 'certificate'],
+      ];
+      for (const [over, field] of cases) {
+        const res = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(p.token), json: appleBody(certs, over) });
+        assert.equal(res.status, 422, `${field}: ${res.text}`);
+        assert.deepEqual(fieldsOf(res.body), [field], res.text);
+      }
+      const googleCases: Array<[unknown, string]> = [
+        ['{not json', 'service_account'],
+        [JSON.stringify({ private_key: certs.serviceAccount.private_key }), 'service_account.client_email'],
+        [{ client_email: 'a@b.c', private_key: 'nope' }, 'service_account.private_key'],
+      ];
+      for (const [sa, field] of googleCases) {
+        const res = await request(t.url, 'PUT', '/en/partners/wallet/google', { headers: bearer(p.token), json: { issuer_id: '3388000000012345678', service_account: sa } });
+        assert.equal(res.status, 422, res.text);
+        assert.deepEqual(fieldsOf(res.body), [field], res.text);
+      }
+      assert.deepEqual((await request(t.url, 'GET', '/en/partners/wallet', { headers: bearer(p.token) })).body.data, { apple: null, google: null });
+    });
+
+    it('takes a PKCS#12 with its passphrase, and a PEM certificate with its key; shows them without any secret', async () => {
+      const p12 = await request(t.url, 'PUT', '/en/partners/wallet/apple', {
+        headers: bearer(other.token),
+        json: appleBody(certs, { certificate: certs.p12, private_key: undefined, passphrase: certs.p12Passphrase }),
+      });
+      assert.equal(p12.status, 200, p12.text);
+      const res = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(p.token), json: appleBody(certs) });
+      assert.equal(res.status, 200, res.text);
+      const g = await request(t.url, 'PUT', '/en/partners/wallet/google', {
+        headers: bearer(p.token),
+        json: { issuer_id: '3388000000012345678', service_account: JSON.stringify(certs.serviceAccount) },
+      });
+      assert.equal(g.status, 200, g.text);
+      const view = await request(t.url, 'GET', '/en/partners/wallet', { headers: bearer(p.token) });
+      assert.equal(view.status, 200);
+      assert.equal(view.body.data.apple.pass_type_identifier, certs.passTypeIdentifier);
+      assert.equal(view.body.data.apple.team_identifier, certs.teamIdentifier);
+      assert.match(view.body.data.apple.certificate.subject, /UID=pass\.test\.loyalty/);
+      assert.match(view.body.data.apple.wwdr_certificate.subject, /Test WWDR/);
+      assert.deepEqual(Object.keys(view.body.data.google).sort(), ['client_email', 'issuer_id', 'updated_at']);
+      assert.equal(view.body.data.google.client_email, certs.serviceAccount.client_email);
+      for (const text of [view.text, res.text, g.text]) assert.doesNotMatch(text, /PRIVATE KEY|p12-secret/);
+      // At rest the keys are sealed: neither key's text is in the row.
+      const rows = await t.app.context.database.db.execute(sql`select apple_key_sealed, google_service_account_sealed from wallet_configs where partner_id = ${p.id}`);
+      const row = (rows as unknown as { rows: Array<Record<string, string>> }).rows[0]!;
+      assert.match(row.apple_key_sealed!, /^v1:/);
+      assert.doesNotMatch(JSON.stringify(row), /PRIVATE KEY|BEGIN/);
+      // Tenancy: the other partner's configuration is its own.
+      const otherView = await request(t.url, 'GET', '/en/partners/wallet', { headers: bearer(other.token) });
+      assert.equal(otherView.body.data.google, null);
+    });
+  });
+
+  describe('Apple pass of a card', () => {
+    let files: Record<string, Buffer>;
+    let dir: string;
+    let passJson: any;
+
+    before(async () => {
+      assert.equal((await award(t, p, { card_id: card.id, shop_id: shop, amount: 25, receipt_number: 'W-1' })).status, 201);
+      const res = await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      assert.equal(res.status, 200, res.body.toString());
+      assert.equal(res.headers.get('content-type'), 'application/vnd.apple.pkpass');
+      ({ files, dir } = unzipPass(res.body));
+      passJson = JSON.parse(files['pass.json']!.toString('utf8'));
+    });
+
+    it('is signed over the manifest with the partner certificate and the WWDR chain, and the manifest covers every file', () => {
+      assert.deepEqual(Object.keys(files).sort(), ['icon.png', 'logo.png', 'manifest.json', 'pass.json', 'signature']);
+      verifySignature(dir, certs.caFile);
+      const manifest = JSON.parse(files['manifest.json']!.toString('utf8')) as Record<string, string>;
+      assert.deepEqual(Object.keys(manifest).sort(), ['icon.png', 'logo.png', 'pass.json']);
+      for (const [name, sha1] of Object.entries(manifest)) assert.equal(createHash('sha1').update(files[name]!).digest('hex'), sha1, name);
+    });
+
+    it('shows the programme, balance, tier and the QR of the card as §15 lists', async () => {
+      const view = (await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}`, { headers: apiHeaders(p.apiKey) })).body.data;
+      assert.equal(passJson.formatVersion, 1);
+      assert.equal(passJson.passTypeIdentifier, certs.passTypeIdentifier);
+      assert.equal(passJson.teamIdentifier, certs.teamIdentifier);
+      assert.equal(passJson.serialNumber, card.card_number);
+      assert.equal(passJson.webServiceURL, `${PUBLIC}/wallet`);
+      assert.ok(typeof passJson.authenticationToken === 'string' && passJson.authenticationToken.length >= 16);
+      assert.equal(passJson.organizationName, 'Kavinė');
+      assert.equal(passJson.description, 'Kavos klubas');
+      assert.equal(passJson.backgroundColor, 'rgb(17, 34, 51)');
+      assert.equal(passJson.foregroundColor, 'rgb(255, 255, 255)');
+      assert.equal(passJson.labelColor, 'rgb(170, 187, 204)');
+      assert.deepEqual(passJson.barcodes.map((b: any) => [b.format, b.message]), [['PKBarcodeFormatQR', view.qr_content]]);
+      const balance = passJson.storeCard.primaryFields.find((f: any) => f.key === 'balance');
+      assert.equal(balance.value, view.points_balance);
+      assert.equal(balance.value, 25);
+      const tier = passJson.storeCard.secondaryFields.find((f: any) => f.key === 'tier');
+      assert.equal(tier.value, view.tier === null ? '—' : view.tier.name.lt);
+      // Each download has its own token; none is stored in the clear.
+      const stored = await t.app.context.database.db.execute(sql`select token_hash from wallet_passes where serial_number = ${card.card_number}`);
+      const hashes = (stored as unknown as { rows: Array<{ token_hash: string }> }).rows.map((r) => r.token_hash);
+      assert.ok(hashes.includes(createHash('sha256').update(passJson.authenticationToken).digest('hex')));
+      assert.ok(!hashes.includes(passJson.authenticationToken));
+    });
+
+    it('is the partner\'s with API credentials; another customer or partner gets 404', async () => {
+      assert.equal((await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, apiHeaders(p.apiKey))).status, 200);
+      for (const headers of [bearer(stranger.token), apiHeaders(other.apiKey)]) {
+        const res = await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/apple`, { headers });
+        assert.equal(res.status, 404, res.text);
+        assert.equal(res.body.code, 'RESOURCE_NOT_FOUND');
+        const g = await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/google`, { headers });
+        assert.equal(g.status, 404, g.text);
+      }
+      assert.equal((await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/apple`)).status, 401);
+    });
+  });
+
+  describe('coupon passes', () => {
+    it('signs a coupon pass whose QR is the coupon\'s qr_code, and a Google link; only for its holder', async () => {
+      const offer = await createOffer(t, p, { max_claims_per_customer: 10 });
+      const coupon = await claimCoupon(t, c, offer.id);
+      const res = await fetchBinary(`${t.url}/en/shop/coupons/${coupon.id}/wallet/apple`, bearer(c.token));
+      assert.equal(res.status, 200, res.body.toString());
+      const { files, dir } = unzipPass(res.body);
+      verifySignature(dir, certs.caFile);
+      const passJson = JSON.parse(files['pass.json']!.toString('utf8'));
+      assert.ok(passJson.coupon, 'a coupon pass');
+      assert.equal(passJson.serialNumber, `coupon-${coupon.id}`);
+      assert.deepEqual(passJson.barcodes.map((b: any) => b.message), [coupon.qr_code]);
+      assert.equal(passJson.coupon.primaryFields[0].value, 'Free coffee');
+      const link = await request(t.url, 'GET', `/en/shop/coupons/${coupon.id}/wallet/google`, { headers: bearer(c.token) });
+      assert.equal(link.status, 200, link.text);
+      const claims = decodeJwt(link.body.data.save_url.slice('https://pay.google.com/gp/v/save/'.length)) as any;
+      assert.equal(claims.payload.offerObjects[0].barcode.value, coupon.qr_code);
+      for (const headers of [bearer(stranger.token), apiHeaders(other.apiKey)]) {
+        assert.equal((await request(t.url, 'GET', `/en/shop/coupons/${coupon.id}/wallet/apple`, { headers })).status, 404);
+        assert.equal((await request(t.url, 'GET', `/en/shop/coupons/${coupon.id}/wallet/google`, { headers })).status, 404);
+      }
+    });
+  });
+
+  describe('Google save link', () => {
+    it('is a JWT signed RS256 with the service account key, carrying the loyalty class and object', async () => {
+      const res = await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/google`, { headers: bearer(c.token) });
+      assert.equal(res.status, 200, res.text);
+      const url: string = res.body.data.save_url;
+      assert.ok(url.startsWith('https://pay.google.com/gp/v/save/'), url);
+      const { payload, protectedHeader } = await jwtVerify(url.slice('https://pay.google.com/gp/v/save/'.length), createPublicKey(certs.serviceAccountPublicKey), {
+        issuer: certs.serviceAccount.client_email,
+        audience: 'google',
+      });
+      assert.equal(protectedHeader.alg, 'RS256');
+      assert.equal(payload.typ, 'savetowallet');
+      const body = payload.payload as any;
+      assert.equal(body.loyaltyClasses[0].programName, 'Coffee Club');
+      assert.equal(body.loyaltyClasses[0].id, `3388000000012345678.loyalty-programme-${programme}`);
+      const object = body.loyaltyObjects[0];
+      assert.equal(object.classId, body.loyaltyClasses[0].id);
+      assert.equal(object.accountId, card.card_number);
+      assert.equal(object.barcode.value, card.card_number);
+      assert.equal(object.loyaltyPoints.balance.int, 25);
+    });
+  });
+
+  describe('PassKit web service and updates', () => {
+    let token: string;
+    const device = `device-${randomBytes(4).toString('hex')}`;
+    const pushToken = randomBytes(32).toString('hex');
+    const auth = () => ({ authorization: `ApplePass ${token}` });
+    const regPath = () => `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}/${card.card_number}`;
+    const passPath = () => `/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`;
+    const worker = () => t.app.context.workers.walletUpdates.runOnce();
+
+    before(async () => {
+      const res = await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      token = JSON.parse(unzipPass(res.body).files['pass.json']!.toString('utf8')).authenticationToken;
+    });
+
+    it('registers with the pass token only: 401, then 201, then 200', async () => {
+      for (const headers of [{}, { authorization: 'ApplePass wrong-token-0123456789' }, { authorization: `Bearer ${token}` }] as Array<Record<string, string>>) {
+        assert.equal((await request(t.url, 'POST', regPath(), { headers, json: { pushToken } })).status, 401);
+      }
+      // Another pass's token does not open this serial.
+      const otherSerial = `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}/0000000000000000`;
+      assert.equal((await request(t.url, 'POST', otherSerial, { headers: auth(), json: { pushToken } })).status, 401);
+      const refused = await request(t.url, 'POST', otherSerial, { headers: auth(), json: { pushToken } });
+      assert.equal(refused.body.success, false, 'a refusal is the error envelope');
+      assert.equal(typeof refused.body.request_id, 'string');
+      assert.equal((await request(t.url, 'POST', regPath(), { headers: auth(), json: { pushToken } })).status, 201);
+      assert.equal((await request(t.url, 'POST', regPath(), { headers: auth(), json: { pushToken } })).status, 200);
+    });
+
+    it('lists the serial, then nothing since its tag; serves the latest pass with Last-Modified and 304', async () => {
+      const list = await request(t.url, 'GET', `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}`);
+      assert.equal(list.status, 200, list.text);
+      assert.deepEqual(list.body.serialNumbers, [card.card_number]);
+      assert.match(list.body.lastUpdated, /^\d+$/);
+      const since = await request(t.url, 'GET', `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}?passesUpdatedSince=${list.body.lastUpdated}`);
+      assert.equal(since.status, 204);
+      const pass = await fetchBinary(`${t.url}${passPath()}`, auth());
+      assert.equal(pass.status, 200);
+      assert.equal(pass.headers.get('content-type'), 'application/vnd.apple.pkpass');
+      const lastModified = pass.headers.get('last-modified')!;
+      assert.ok(!Number.isNaN(Date.parse(lastModified)), lastModified);
+      assert.equal((await fetchBinary(`${t.url}${passPath()}`, { ...auth(), 'if-modified-since': lastModified })).status, 304);
+      assert.equal((await fetchBinary(`${t.url}${passPath()}`, { authorization: 'ApplePass not-the-token-123456' })).status, 401);
+      assert.equal((await request(t.url, 'POST', '/wallet/v1/log', { json: { logs: ['a device message'] } })).status, 200);
+    });
+
+    it('an award pushes once to APNs after it commits, and the next GET has the new balance', async () => {
+      const tag = (await request(t.url, 'GET', `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}`)).body.lastUpdated;
+      await worker();
+      assert.equal(apns.requests.length, 0, 'nothing changed since the registration');
+      assert.equal((await award(t, p, { card_id: card.id, shop_id: shop, amount: 10, receipt_number: 'W-2' })).status, 201);
+      await worker();
+      await worker();
+      assert.equal(apns.requests.length, 1, JSON.stringify(apns.requests));
+      const push = apns.requests[0]!;
+      assert.equal(push.method, 'POST');
+      assert.equal(push.path, `/3/device/${pushToken}`);
+      assert.equal(push.headers['apns-topic'], certs.passTypeIdentifier);
+      assert.equal(push.body, '{}');
+      assert.equal(push.clientSubject, `Pass Type ID: ${certs.passTypeIdentifier}`);
+      const since = await request(t.url, 'GET', `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}?passesUpdatedSince=${tag}`);
+      assert.equal(since.status, 200);
+      assert.deepEqual(since.body.serialNumbers, [card.card_number]);
+      const pass = await fetchBinary(`${t.url}${passPath()}`, auth());
+      const json = JSON.parse(unzipPass(pass.body).files['pass.json']!.toString('utf8'));
+      assert.equal(json.storeCard.primaryFields.find((f: any) => f.key === 'balance').value, 35);
+      assert.equal(json.authenticationToken, token);
+      // Google: the saved object is patched with the new balance, signed with the service account.
+      const patch = google.requests.find((r) => r.method === 'PATCH');
+      assert.ok(patch, 'a Google patch');
+      assert.equal(patch.path, `/walletobjects/v1/loyaltyObject/3388000000012345678.loyalty-card-${card.id}`);
+      await jwtVerify(String(patch.headers.authorization).replace(/^Bearer /, ''), createPublicKey(certs.serviceAccountPublicKey), { issuer: certs.serviceAccount.client_email });
+      assert.equal(JSON.parse(patch.body).loyaltyPoints.balance.int, 35);
+    });
+
+    it('pushes at most once per card in 10 s, retries a failed push, and stops after unregistering', async () => {
+      assert.equal((await award(t, p, { card_id: card.id, shop_id: shop, amount: 1, receipt_number: 'W-3' })).status, 201);
+      await worker();
+      assert.equal(apns.requests.length, 1, 'within 10 s of the last push');
+      // Ten seconds later APNs fails: the push is retried later, the award was not held up.
+      const db = t.app.context.database.db;
+      await db.execute(sql`update wallet_registrations set last_push_at = last_push_at - interval '11 seconds'`);
+      apns.state.status = 503;
+      // Two nodes' workers at once: the registration is claimed by one (SKIP LOCKED and the lease).
+      const wallet = t.app.context.services.wallet;
+      await Promise.all([wallet.pushUpdates(50), wallet.pushUpdates(50)]);
+      assert.equal(apns.requests.length, 2);
+      const failed = (await db.execute(sql`select attempts, next_attempt_at > now() as later from wallet_registrations`)) as unknown as { rows: Array<{ attempts: number; later: boolean }> };
+      assert.deepEqual(failed.rows, [{ attempts: 1, later: true }]);
+      await worker();
+      assert.equal(apns.requests.length, 2, 'not before the retry is due');
+      apns.state.status = 200;
+      await db.execute(sql`update wallet_registrations set next_attempt_at = now() - interval '1 second'`);
+      await worker();
+      assert.equal(apns.requests.length, 3);
+      assert.equal((await request(t.url, 'DELETE', regPath(), { headers: { authorization: 'ApplePass wrong-token-0123456789' } })).status, 401);
+      assert.equal((await request(t.url, 'DELETE', regPath(), { headers: auth() })).status, 200);
+      assert.equal((await request(t.url, 'GET', `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}`)).status, 204);
+    });
+  });
+
+  describe('a tier move', () => {
+    it('reached in the background (tiers added) pushes to a registered device, and the pass shows the tier', async () => {
+      const res = await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      const token = JSON.parse(unzipPass(res.body).files['pass.json']!.toString('utf8')).authenticationToken as string;
+      const device = `device-${randomBytes(4).toString('hex')}`;
+      const pushToken = randomBytes(32).toString('hex');
+      const reg = `/wallet/v1/devices/${device}/registrations/${certs.passTypeIdentifier}/${card.card_number}`;
+      assert.equal((await request(t.url, 'POST', reg, { headers: { authorization: `ApplePass ${token}` }, json: { pushToken } })).status, 201);
+      const before = apns.requests.length;
+      const tier = await request(t.url, 'POST', `/en/partners/cards/${programme}/tiers`, {
+        headers: bearer(p.token),
+        json: { name: { en: 'Gold', lt: 'Auksas' }, threshold: 1, color: '#FFD700' },
+      });
+      assert.equal(tier.status, 201, tier.text);
+      await t.app.context.workers.tierSweeper.runOnce();
+      const view = (await request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}`, { headers: apiHeaders(p.apiKey) })).body.data;
+      assert.equal(view.tier?.id, tier.body.data.id, 'the card moved to the new tier');
+      await t.app.context.workers.walletUpdates.runOnce();
+      const pushes = apns.requests.slice(before);
+      assert.deepEqual(pushes.map((r) => r.path), [`/3/device/${pushToken}`]);
+      const pass = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
+      const json = JSON.parse(unzipPass(pass.body).files['pass.json']!.toString('utf8'));
+      assert.equal(json.storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, 'Gold');
+      // Deleting the tier moves the card off it in the background: no programme or tier row
+      // says so, only the card — whose updated_at the move sets.
+      assert.equal((await request(t.url, 'DELETE', `/en/partners/cards/${programme}/tiers/${tier.body.data.id}`, { headers: bearer(p.token) })).status, 200);
+      await t.app.context.workers.tierSweeper.runOnce();
+      await t.app.context.database.db.execute(sql`update wallet_registrations set last_push_at = last_push_at - interval '11 seconds'`);
+      await t.app.context.workers.walletUpdates.runOnce();
+      assert.equal(apns.requests.length - before, 2, 'pushed again after the move off the deleted tier');
+      const after = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
+      assert.equal(JSON.parse(unzipPass(after.body).files['pass.json']!.toString('utf8')).storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, '—');
+    });
+  });
+
+  describe('secrets key', () => {
+    it('is generated into the data dir on the embedded store; on PostgreSQL without LOYALTY_SECRETS_KEY saving is refused with 409 and the service runs', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'wallet-nokey-'));
+      const t2 = await startTestApp({ LOYALTY_DATA_DIR: dir });
+      try {
+        const p2 = await createPartner(t2);
+        const res = await request(t2.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(p2.token), json: appleBody(certs) });
+        if (t2.app.context.database.kind === 'postgres') {
+          assert.equal(res.status, 409, res.text);
+          assert.equal(res.body.code, 'INVALID_STATE');
+          assert.equal(reasonOf(res.body), 'secrets_key_missing');
+          assert.equal(existsSync(path.join(dir, 'secrets.key')), false);
+        } else {
+          assert.equal(res.status, 200, res.text);
+          assert.equal(existsSync(path.join(dir, 'secrets.key')), true);
+        }
+        assert.equal((await request(t2.url, 'GET', '/en/partners/wallet', { headers: bearer(p2.token) })).status, 200);
+      } finally {
+        await t2.close();
+      }
+    });
+  });
+});
