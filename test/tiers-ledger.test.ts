@@ -324,15 +324,25 @@ describe('tiers in the ledger', () => {
   });
 
   it('programmes without tiers still keep the value (the fast award path moves it too)', async () => {
-    const plain = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1', tierWindow: 'lifetime' });
+    // A partner of its own: one seen running campaigns a moment ago skips the one-statement award.
+    const q = await createPartner(t, 'No tiers');
+    const qShop = await createShop(t, q.id);
+    const buy = async (card: number, amount: number | string) =>
+      assert.equal((await award(t, q, { card_id: card, shop_id: qShop, amount, receipt_number: `Q-${++receipt}` })).status, 201);
+    const plain = await createProgramme(t, q.id, { pointsPerCurrency: '1', currencyAmount: '1', tierWindow: 'lifetime' });
     const card = (await joinProgramme(t, await createCustomer(t), plain)).id;
     await buy(card, 30);
     await buy(card, 12);
     assert.equal((await state(card)).value, 42);
-    const amount = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1', tierBasis: 'amount_spent' });
+    const amount = await createProgramme(t, q.id, { pointsPerCurrency: '1', currencyAmount: '1', tierBasis: 'amount_spent' });
     const card2 = (await joinProgramme(t, await createCustomer(t), amount)).id;
     await buy(card2, '30.25'); // the first award sets when the value leaves its window (the engine)
     await buy(card2, '12.5'); // then the one-statement award adds to it
     assert.equal((await state(card2)).value, 42.75);
+    // A year on, both purchases have left the window: the sweep counts the value again (the
+    // first award set when that is due; without it the value would stay 42.75 for ever).
+    setClock('2027-11-25T10:00:00Z');
+    await ledger().sweepTiers();
+    assert.equal((await state(card2)).value, 0);
   });
 });
