@@ -12,7 +12,7 @@ const SRC = path.dirname(fileURLToPath(import.meta.url));
 
 function messageFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? messageFiles(path.join(dir, e.name)) : e.name.endsWith('.messages.ts') ? [path.join(dir, e.name)] : [],
+    e.isDirectory() ? messageFiles(path.join(dir, e.name)) : /\.messages\.[jt]s$/.test(e.name) ? [path.join(dir, e.name)] : [],
   );
 }
 

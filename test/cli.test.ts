@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.js';
 import type { DemoCredentials } from '../src/modules/demo/demo.service.js';
 import { testEnv, type Env } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { nodeEntry } from './helpers/entry.js';
 import { apiHeaders, request } from './helpers/http.js';
 
 /** What the commands print (one document; fields by command). */
@@ -41,11 +42,10 @@ interface CliResult {
   json: CliDoc;
 }
 
-const CLI = path.resolve('src/cli/index.ts');
 
 function runCli(args: string[], env: Env, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [...nodeEntry('src/cli/index.ts'), ...args], {
       env: env as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -5,15 +5,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, testEnv, type Env } from './helpers/app.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { nodeEntry } from './helpers/entry.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, request, type Response } from './helpers/http.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIMIT = 6;
 const START_TIMEOUT_MS = 180_000;
 
@@ -23,12 +21,11 @@ interface Node {
   output: () => string;
 }
 
-/** `node --import tsx src/server.ts`; resolves once the banner names the port. */
+/** The server in a child process (test/helpers/entry.ts); resolves once the banner names the port. */
 function startNode(env: Env): Promise<Node> {
   const clean: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, nodeEntry('src/server.ts'), {
     env: clean,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -16,8 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Env } from './helpers/app.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
 import { migratedDataDir } from './helpers/server-process.js';
+import { nodeEntry } from './helpers/entry.js';
 
-const SERVER = path.resolve('src/server.ts');
 const START_TIMEOUT_MS = 180_000;
 
 interface Server {
@@ -41,7 +41,7 @@ function newUserEnv(overrides: Env = {}): Env {
 }
 
 function spawnServer(env: Env): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeEntry('src/server.ts'), { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let out = '';
   let err = '';

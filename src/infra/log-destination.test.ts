@@ -3,11 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const destination = fileURLToPath(new URL('./log-destination.ts', import.meta.url));
+// The module as this file was loaded: transpiled JavaScript (scripts/test.mjs) or the source.
+const compiled = import.meta.url.endsWith('.js');
+const destination = fileURLToPath(new URL(`./log-destination.${compiled ? 'js' : 'ts'}`, import.meta.url));
 
-/** Run a script in a fresh Node process (with tsx) and return its standard output. */
+/** Run a script in a fresh Node process (with tsx when run from source) and return its standard output. */
 function run(script: string): string {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), '--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }

@@ -1,5 +1,5 @@
-// The real server as a child process (`node --import tsx src/server.ts`), for tests that
-// need a process boundary: kill -9, restarts, several nodes.
+// The real server as a child process (its transpiled JavaScript, or the source under tsx:
+// test/helpers/entry.ts), for tests that need a process boundary: kill -9, restarts, several nodes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,8 +7,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Env } from './app.js';
 import { createTestDatabase, pgliteTemplate, type TestDatabase } from './database.js';
+import { nodeEntry } from './entry.js';
 
-const SERVER = path.resolve('src/server.ts');
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -23,7 +23,7 @@ export interface ServerProcess {
 
 /** Start the server and resolve once it printed its banner ("is listening on …"); `nodeArgs` go to node (e.g. --cpu-prof). */
 export async function startServerProcess(env: Env, timeoutMs = 180_000, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SERVER], {
+  const child = spawn(process.execPath, nodeEntry('src/server.ts', nodeArgs), {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,11 +2,13 @@
 // counts, made independently with xmllint). They are data, not part of the repository: tests
 // read them in place. The folder is `<repo>/../shared/feeds`, or `$LOYALTY_SHARED_DIR/feeds`
 // (CI puts shared/ beside the clone). A missing folder fails the test that needs it.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The repository's own root also when this file runs from its transpiled copy (.test-build/,
+// where package.json is a link back to the repository's).
+const repoRoot = path.dirname(realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'package.json')));
 
 export const sharedFeedsDir = (): string =>
   process.env.LOYALTY_SHARED_DIR ? path.resolve(process.env.LOYALTY_SHARED_DIR, 'feeds') : path.resolve(repoRoot, '..', 'shared', 'feeds');
