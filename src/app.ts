@@ -52,6 +52,7 @@ import { couponsRoutes } from './modules/coupons/coupons.routes.js';
 import { gameplayRoutes } from './modules/games/gameplay.routes.js';
 import { tiersRoutes } from './modules/tiers/tiers.routes.js';
 import { walletRoutes } from './modules/wallet/wallet.routes.js';
+import { lazySerializerFactory } from './infra/schema-compilers.js';
 
 export interface BuildOptions {
   /** Injected database (tests); otherwise opened from config. */
@@ -111,6 +112,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // An undecodable path or an over-long parameter gets the error envelope too.
     frameworkErrors,
     clientErrorHandler,
+    // Response serializers compiled on first use, once per process (infra/schema-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const context = await createContext(config, {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { announceReady, onOtherWorkersSmsQueued, roleOfThisProcess, runSupervisor, tellJobsWorkerSmsQueued } from './cluster.js';
 import { baseUrlOf, ConfigError, loadConfig, type Config } from './config.js';
+import { warmPending } from './infra/schema-compilers.js';
 import { loadDemoCredentials, saveDemoCredentials } from './modules/demo/demo-credentials-file.js';
 import type { DemoCredentials } from './modules/demo/demo.service.js';
 import { VERSION } from './version.js';
@@ -78,7 +79,7 @@ async function main() {
   if (role === 'jobs') onOtherWorkersSmsQueued(() => context.workers.smsDispatcher.wake());
 
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, exitCode = 0) => {
     if (closing) return;
     closing = true;
     fastify.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
@@ -88,7 +89,7 @@ async function main() {
     }, config.shutdownTimeoutMs);
     force.unref();
     fastify.close().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err: unknown) => {
         fastify.log.error({ err }, 'error while closing');
         process.exit(1);
@@ -111,6 +112,17 @@ async function main() {
     await fastify.close().catch(() => undefined);
     throw err;
   }
+  // Validators and serializers are compiled on first use (infra/schema-compilers.ts); compile
+  // the rest now, between requests, so that no route pays it and a broken schema stops the node.
+  // Not under NODE_ENV=test: the test suite starts servers by the dozen and calls a few routes
+  // of each (test/openapi.test.ts compiles every route's schemas once).
+  if (config.env !== 'test') warmPending(
+    (err) => {
+      fastify.log.error({ err }, 'a route schema does not compile');
+      shutdown('schema', 1);
+    },
+    (compiled) => fastify.log.debug({ compiled }, 'route schemas compiled'),
+  );
   const text = `${banner(baseUrlOf(config, port), config, demo)}\n`;
   // A worker hands its banner to the supervisor, which prints one for all.
   if (cluster.isWorker) announceReady(text);

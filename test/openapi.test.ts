@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { compilePending } from '../src/infra/schema-compilers.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { request } from './helpers/http.js';
 
@@ -217,6 +218,12 @@ describe('OpenAPI document', () => {
     doc = res.body;
   });
   after(() => t.close());
+
+  it('compiles every route\'s validators and serializers (they are compiled on first use otherwise)', () => {
+    // What the server does in the background once it listens (src/server.ts): a schema that
+    // AJV or fast-json-stringify cannot compile fails here, not on a route's first request.
+    assert.ok(compilePending() > 300);
+  });
 
   it('is OpenAPI 3.1.0 and needs no credentials', () => {
     assert.equal(doc.openapi, '3.1.0');

@@ -3,36 +3,19 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, ERRORS, type ErrorDefinition, type FieldErrors, type ErrorName } from '../shared/errors.js';
 import { isLocale, t, type Locale, type MessageKey, type MessageParams } from '../shared/i18n.js';
 import { unstorableTextFields } from '../shared/validation.js';
 import { isDatabaseUnavailable } from './db/index.js';
+import { lazyValidator } from './schema-compilers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     locale: Locale;
   }
-}
-
-// ajv-formats is published as CommonJS with a default export.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-function makeAjv(coerceTypes: boolean | 'array'): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes,
-    useDefaults: true,
-    removeAdditional: true,
-    strict: false,
-    // parentSchema lets a schema carry its own message key (`x-message`).
-    verbose: true,
-  });
-  addFormats(ajv);
-  return ajv;
 }
 
 /** The locale of a URL, for responses produced before or without routing. */
@@ -355,11 +338,9 @@ export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply:
 async function httpCore(app: FastifyInstance, opts: HttpCoreOptions) {
   app.decorateRequest('locale', 'en');
 
-  // Bodies are validated strictly (a string is not a number); query strings and paths
-  // arrive as text and are coerced to the declared types.
-  const bodyAjv = makeAjv(false);
-  const textAjv = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  // Strict for bodies, coercing for query strings and paths; compiled on first use
+  // (infra/schema-compilers.ts).
+  app.setValidatorCompiler(lazyValidator);
 
   // An empty body with Content-Type: application/json is read as "no body": tills
   // and HTTP clients commonly send the header on every POST.
