@@ -1,10 +1,12 @@
 // Returns (DESIGN.md §12 "Returns") over HTTP: line by line and source by source in any
 // number of steps (1+1+1 of 3 units take back exactly the line's points, campaign points
-// included), by amount on purchases without lines (fast path and engine), more than bought,
+// included), cumulatively (19 of 20 units one at a time take what 19 at once take; 101 returns
+// of 0.99 EUR of 100 EUR), by amount on purchases without lines (fast path and engine), more than bought,
 // unknown lines, campaign budgets given back, points debt and its payoff by a purchase and by
 // an adjustment, returns of deductions, reversed purchases, reverse after partial returns,
-// replays with Idempotency-Key, another partner's transaction — and the ledger verifier clean
-// after all of it.
+// replays with Idempotency-Key, another partner's transaction, points coming back paying the
+// debt first (either order of returns ends the same) — and the ledger verifier clean after all
+// of it, and finding each kind of leak planted in the tables.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
