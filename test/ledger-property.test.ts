@@ -1,6 +1,8 @@
 // A property test of the ledger (reference/loyalty.md §3): random interleavings of awards,
-// deductions, adjustments, reversals, expiry by the clock and the sweep job, on several cards
-// and programmes — after EVERY operation `loyalty ledger verify`'s invariants hold. The seed is
+// deductions, adjustments, reversals, returns of purchases and of deductions (DESIGN.md §12:
+// cumulative rounding, points coming back paying the debt first), expiry by the clock and the
+// sweep job, on several cards and programmes — after EVERY operation `loyalty ledger verify`'s
+// invariants hold. The seed is
 // fixed so a failure reproduces; LEDGER_SEED picks another.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -34,7 +36,7 @@ describe('ledger invariants under random operations', () => {
   });
   after(() => t.close());
 
-  it('hold after every one of 150 operations', async () => {
+  it('hold after every one of 180 operations', async () => {
     const seed = Number(process.env.LEDGER_SEED ?? 20261123);
     const rnd = prng(seed);
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -56,6 +58,8 @@ describe('ledger invariants under random operations', () => {
       }
     }
     const transactions: number[] = [];
+    /** Purchases and deductions, by what the walk did: the returns' targets. */
+    const returnable: Record<string, number[]> = { award: [], deduct: [] };
     const counts: Record<string, { ok: number; refused: number }> = {};
 
     /** Run one operation in its own transaction; a refusal rolls it back. */
@@ -68,6 +72,7 @@ describe('ledger invariants under random operations', () => {
           return r.value.id;
         });
         transactions.push(id);
+        returnable[name]?.push(id);
         counts[name]!.ok++;
       } catch (err) {
         if (!(err instanceof Refused)) throw err;
@@ -75,23 +80,34 @@ describe('ledger invariants under random operations', () => {
       }
     }
 
-    for (let step = 0; step < 150; step++) {
+    for (let step = 0; step < 180; step++) {
       const card = pick(cards);
       const r = rnd();
-      if (r < 0.3) {
+      if (r < 0.26) {
         const amount = BigInt(Math.floor(rnd() * 100_0000) + 1);
         await attempt('award', (tx) => ledger.awardPurchase(tx, p.id, { cardId: card, shopId: shop, amount }));
-      } else if (r < 0.5) {
+      } else if (r < 0.43) {
         const points = Math.floor(rnd() * 80) + 1;
         await attempt('deduct', (tx) => ledger.deduct(tx, p.id, { cardId: card, shopId: shop, points }));
-      } else if (r < 0.65) {
+      } else if (r < 0.55) {
         const points = (rnd() < 0.5 ? -1 : 1) * (Math.floor(rnd() * 40) + 1);
         const expiresInDays = rnd() < 0.3 ? null : Math.floor(rnd() * 5) + 1;
         await attempt('adjust', (tx) => ledger.adjust(tx, p.id, { cardId: card, points, reason: 'prop', expiresInDays }));
-      } else if (r < 0.8 && transactions.length > 0) {
+      } else if (r < 0.67 && transactions.length > 0) {
         const target = pick(transactions);
         await attempt('reverse', (tx) => ledger.reverse(tx, p.id, target, null));
-      } else if (r < 0.95) {
+      } else if (r < 0.82 && returnable.award!.length > 0) {
+        // A part of a purchase (often a small one, so partial returns add up) or of a deduction.
+        if (rnd() < 0.6) {
+          const target = pick(returnable.award!);
+          const amount = (Math.floor(rnd() * (rnd() < 0.5 ? 300 : 5000)) + 1) / 100;
+          await attempt('return', (tx) => ledger.returnGoods(tx, p.id, target, { amount, receiptNumber: null, reason: null }));
+        } else if (returnable.deduct!.length > 0) {
+          const target = pick(returnable.deduct!);
+          const points = Math.floor(rnd() * 30) + 1;
+          await attempt('return', (tx) => ledger.returnGoods(tx, p.id, target, { points, receiptNumber: null, reason: null }));
+        }
+      } else if (r < 0.96) {
         clock.advanceMs(Math.floor(rnd() * 2.5 * 86_400_000));
       } else {
         await t.app.context.workers.expirySweeper.runOnce();
@@ -103,8 +119,8 @@ describe('ledger invariants under random operations', () => {
       }
     }
     // The walk did exercise every operation, both ways where both are possible.
-    for (const name of ['award', 'deduct', 'adjust', 'reverse']) assert.ok((counts[name]?.ok ?? 0) > 0, `${name}: ${JSON.stringify(counts)}`);
-    assert.ok(counts.deduct!.refused > 0 && counts.reverse!.refused > 0, JSON.stringify(counts));
+    for (const name of ['award', 'deduct', 'adjust', 'reverse', 'return']) assert.ok((counts[name]?.ok ?? 0) > 0, `${name}: ${JSON.stringify(counts)}`);
+    assert.ok(counts.deduct!.refused > 0 && counts.reverse!.refused > 0 && counts.return!.refused > 0, JSON.stringify(counts));
     const expired = (await db.execute(`select count(*)::int as n from points_transactions where type = 'expire'` as never)) as unknown as { rows: Array<{ n: number }> };
     assert.ok(expired.rows[0]!.n > 0, 'some lots expired');
   });

@@ -1,10 +1,12 @@
 // Returns (DESIGN.md §12 "Returns") over HTTP: line by line and source by source in any
 // number of steps (1+1+1 of 3 units take back exactly the line's points, campaign points
-// included), by amount on purchases without lines (fast path and engine), more than bought,
+// included), cumulatively (19 of 20 units one at a time take what 19 at once take; 101 returns
+// of 0.99 EUR of 100 EUR), by amount on purchases without lines (fast path and engine), more than bought,
 // unknown lines, campaign budgets given back, points debt and its payoff by a purchase and by
 // an adjustment, returns of deductions, reversed purchases, reverse after partial returns,
-// replays with Idempotency-Key, another partner's transaction — and the ledger verifier clean
-// after all of it.
+// replays with Idempotency-Key, another partner's transaction, points coming back paying the
+// debt first (either order of returns ends the same) — and the ledger verifier clean after all
+// of it, and finding each kind of leak planted in the tables.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -76,9 +78,12 @@ describe('returns', () => {
   });
   after(async () => {
     // Everything the tests did leaves the ledger consistent (returns and debt included).
-    const report = await verifyLedger(t.app.context.database.db, 100, clock.now());
-    assert.deepEqual(report.differences, []);
-    await t.close();
+    try {
+      const report = await verifyLedger(t.app.context.database.db, 100, clock.now());
+      assert.deepEqual(report.differences, []);
+    } finally {
+      await t.close();
+    }
   });
 
   it('1+1+1 of 3 units take back exactly the line\'s points, source by source, and give the campaign its budget back', async () => {
@@ -149,6 +154,94 @@ describe('returns', () => {
     assert.equal(await balanceOf(t, p, card), 13);
     assert.equal((await details(purchase.id)).returns.length, 3);
     assert.equal((await details(purchase.id)).items[1].returned_quantity, 0);
+  });
+
+  it('19 single-unit returns of a 20-unit line take back ⌊19 × 19 ÷ 20⌋ = 18 points in all, the 20th the last one', async () => {
+    const card = await newCard(plain);
+    // 20 × 0.95 EUR: 19 points on the line.
+    const sale = await earn({ card_id: card, items: [{ line_id: 'L', quantity: 20, amount: 19 }] });
+    assert.equal(sale.points, 19);
+    const takes: number[] = [];
+    for (let k = 1; k <= 20; k++) {
+      const res = await ret(sale.id, { items: [{ line_id: 'L', quantity: 1 }] });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.amount, -0.95);
+      takes.push(-res.body.data.points);
+      // Cumulative: after k units, ⌊19 × k ÷ 20⌋ taken back in all (the 20th: everything).
+      assert.equal(takes.reduce((a, b) => a + b, 0), k === 20 ? 19 : Math.floor((19 * k) / 20), `after ${k} returns`);
+    }
+    assert.equal(takes.slice(0, 19).reduce((a, b) => a + b, 0), 18);
+    assert.equal(takes[19], 1, 'the last return takes what is left');
+    // Exactly what returning 19 at once, then 1, takes.
+    const card2 = await newCard(plain);
+    const sale2 = await earn({ card_id: card2, items: [{ line_id: 'L', quantity: 20, amount: 19 }] });
+    assert.equal((await ret(sale2.id, { items: [{ line_id: 'L', quantity: 19 }] })).body.data.points, -18);
+    assert.equal((await ret(sale2.id, { items: [{ line_id: 'L', quantity: 1 }] })).body.data.points, -1);
+    assert.equal(await balanceOf(t, p, card), 0);
+    assert.equal(await balanceOf(t, p, card2), 0);
+    assert.deepEqual((await verifyLedger(t.app.context.database.db, 100, clock.now())).differences, []);
+  });
+
+  it('campaign sources on a line returned one unit at a time: each source cumulative, each campaign exact', async () => {
+    const card = await newCard(promo);
+    const before = { double: await campaign(multiplier), bonus: await campaign(bonus) };
+    const sale = await earn({ card_id: card, items: [{ line_id: 'L', quantity: 20, amount: 19 }] });
+    // base 19, Double points +19, Bonus 10: 48.
+    assert.deepEqual(
+      sale.breakdown.map((b: { source: string; points: number }) => [b.source, b.points]),
+      [['base', 19], ['campaign', 19], ['campaign', 10]],
+    );
+    let taken = 0;
+    for (let k = 1; k <= 19; k++) {
+      const res = await ret(sale.id, { items: [{ line_id: 'L', quantity: 1 }] });
+      assert.equal(res.status, 201, res.text);
+      taken -= res.body.data.points;
+    }
+    // ⌊19 × 19 ÷ 20⌋ + ⌊19 × 19 ÷ 20⌋ + ⌊10 × 19 ÷ 20⌋ = 18 + 18 + 9.
+    assert.equal(taken, 45);
+    const mid = { double: await campaign(multiplier), bonus: await campaign(bonus) };
+    assert.equal(mid.double.points_awarded, before.double.points_awarded + 19 - 18);
+    assert.equal(mid.bonus.points_awarded, before.bonus.points_awarded + 10 - 9);
+    assert.equal(mid.bonus.budget_left, before.bonus.budget_left - 10 + 9);
+    const last = await ret(sale.id, { items: [{ line_id: 'L', quantity: 1 }] });
+    assert.equal(last.body.data.points, -3, 'what is left of each source: 1 + 1 + 1');
+    const end = { double: await campaign(multiplier), bonus: await campaign(bonus) };
+    assert.equal(end.double.points_awarded, before.double.points_awarded, 'the campaign got back exactly its share');
+    assert.equal(end.bonus.points_awarded, before.bonus.points_awarded);
+    assert.equal(end.bonus.budget_left, before.bonus.budget_left);
+    assert.equal(end.bonus.uses_count, before.bonus.uses_count + 1, 'uses do not come back');
+    assert.equal(await balanceOf(t, p, card), 0);
+  });
+
+  it('by amount, cumulatively: 101 returns of 0.99 EUR of a 100 EUR purchase take back 99 points, the rest the last one', async () => {
+    const card = await newCard(plain);
+    const fast = await earn({ card_id: card, amount: 100 });
+    assert.equal(fast.points, 100);
+    let taken = 0;
+    for (let k = 1; k <= 101; k++) {
+      const res = await ret(fast.id, { amount: 0.99 });
+      assert.equal(res.status, 201, res.text);
+      taken -= res.body.data.points;
+      assert.equal(taken, Math.floor((100 * 99 * k) / 10_000), `after ${k} returns`);
+    }
+    assert.equal(taken, 99, '⌊100 × 99.99 ÷ 100⌋');
+    const rest = await ret(fast.id, { amount: 0.01 });
+    assert.equal(rest.status, 201, rest.text);
+    assert.equal(rest.body.data.points, -1, 'the last return takes what is left');
+    assert.equal(await balanceOf(t, p, card), 0);
+
+    // The engine (campaigns): every source by the cumulative amount, the campaign exact.
+    const card2 = await newCard(promo);
+    const before = await campaign(bonus);
+    const engine = await earn({ card_id: card2, amount: 10 });
+    assert.equal(engine.points, 30);
+    taken = 0;
+    for (let k = 1; k <= 10; k++) taken -= (await ret(engine.id, { amount: 0.99 })).body.data.points;
+    assert.equal(taken, 27, 'each source ⌊10 × 9.9 ÷ 10⌋ = 9');
+    assert.equal((await campaign(bonus)).points_awarded, before.points_awarded + 1);
+    assert.equal((await ret(engine.id, { amount: 0.1 })).body.data.points, -3);
+    assert.equal((await campaign(bonus)).points_awarded, before.points_awarded);
+    assert.equal(await balanceOf(t, p, card2), 0);
   });
 
   it('the worked example of docs/loyalty.md: two partial returns, the debt and its payoff', async () => {
@@ -268,6 +361,76 @@ describe('returns', () => {
     await assertLedgerConsistent(t);
   });
 
+  it('points coming back pay the debt first: award 100, deduct 100, both returns in either order end 0 / 0', async () => {
+    const owe = async () => {
+      const card = await newCard(plain);
+      const sale = await earn({ card_id: card, amount: 100 });
+      const spend = await deduct(t, p, { card_id: card, shop_id: shop, points: 100 });
+      assert.equal(spend.status, 201, spend.text);
+      return { card, sale: sale.id as number, spend: spend.body.data.id as number };
+    };
+    const state = async (card: number) => {
+      const v = await cardView(card);
+      return [v.points_balance, v.points_debt];
+    };
+    // The purchase first (debt 100), then the deduction: its 100 points pay the debt.
+    const a = await owe();
+    assert.equal((await ret(a.sale, { amount: 100 })).body.data.points, -100);
+    assert.deepEqual(await state(a.card), [0, 100]);
+    const back = await ret(a.spend, { points: 100 });
+    assert.equal(back.status, 201, back.text);
+    assert.deepEqual([back.body.data.points, back.body.data.balance_after], [100, 0]);
+    assert.deepEqual(await state(a.card), [0, 0]);
+    assert.equal((await deduct(t, p, { card_id: a.card, shop_id: shop, points: 1 })).body.code, 'INSUFFICIENT_BALANCE');
+    // The deduction first, then the purchase: the same end.
+    const b = await owe();
+    assert.equal((await ret(b.spend, { points: 100 })).body.data.balance_after, 100);
+    assert.equal((await ret(b.sale, { amount: 100 })).body.data.balance_after, 0);
+    assert.deepEqual(await state(b.card), [0, 0]);
+    // A reversal of the deduction instead of its return: the same.
+    const c = await owe();
+    assert.equal((await ret(c.sale, { amount: 100 })).status, 201);
+    const rev = await reverse(c.spend);
+    assert.equal(rev.status, 201, rev.text);
+    assert.deepEqual([rev.body.data.points, rev.body.data.balance_after], [100, 0]);
+    assert.deepEqual(await state(c.card), [0, 0]);
+    // In parts, and a negative adjustment's reversal: the debt first, the rest into lots.
+    const d = await owe();
+    assert.equal((await ret(d.sale, { amount: 60 })).body.data.points, -60);
+    assert.deepEqual(await state(d.card), [0, 60]);
+    assert.equal((await ret(d.spend, { points: 30 })).body.data.balance_after, 0);
+    assert.deepEqual(await state(d.card), [0, 30]);
+    const more = await ret(d.spend, { points: 50 });
+    assert.deepEqual([more.body.data.points, more.body.data.balance_after], [50, 20]);
+    assert.deepEqual(await state(d.card), [20, 0]);
+    assert.equal((await reverse(d.spend)).body.data.points, 20, 'the reversal gives back what the returns did not');
+    assert.deepEqual(await state(d.card), [40, 0]);
+    const e = await newCard(plain);
+    const sale = await earn({ card_id: e, amount: 10 });
+    const minus = await adjust(e, -10);
+    assert.equal((await ret(sale.id, { amount: 10 })).status, 201);
+    assert.deepEqual(await state(e), [0, 10]);
+    assert.equal((await reverse(minus.id)).body.data.balance_after, 0);
+    assert.deepEqual(await state(e), [0, 0]);
+    await assertLedgerConsistent(t);
+  });
+
+  it('reversing an earning that paid debt off takes from the balance first: the card never holds points while it owes some', async () => {
+    const card = await newCard(plain);
+    const first = await earn({ card_id: card, amount: 50 });
+    assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 50 })).status, 201);
+    assert.equal((await ret(first.id, { amount: 50 })).status, 201);
+    const pays = await earn({ card_id: card, amount: 100 });
+    assert.equal(pays.balance_after, 50, '50 paid the debt');
+    await adjust(card, 200);
+    const rev = await reverse(pays.id);
+    assert.equal(rev.status, 201, rev.text);
+    assert.deepEqual([rev.body.data.points, rev.body.data.balance_after, rev.body.data.points_not_recovered], [-100, 150, 0]);
+    const view = await cardView(card);
+    assert.deepEqual([view.points_balance, view.points_debt], [150, 0]);
+    await assertLedgerConsistent(t);
+  });
+
   it('a return of a deduction gives back up to what was deducted, into its lots', async () => {
     const card = await newCard(plain);
     await adjust(card, 50);
@@ -371,9 +534,9 @@ describe('returns', () => {
       ['debt column', `update loyalty_cards set points_debt = points_debt + 1 where id = ${card}`, `update loyalty_cards set points_debt = points_debt - 1 where id = ${card}`, ['card_vs_transactions', 'card_debt']],
       ['debt entry', `update points_debt_entries set points = points + 1 where transaction_id = ${r.body.data.id}`, `update points_debt_entries set points = points - 1 where transaction_id = ${r.body.data.id}`, ['balance_after', 'card_debt', 'transaction_vs_lots']],
       ['returns past the purchase', `update points_transactions set points = points - 1000 where id = ${r.body.data.id}`, `update points_transactions set points = points + 1000 where id = ${r.body.data.id}`, ['balance_after', 'card_vs_transactions', 'returns_vs_purchase', 'tier_value', 'transaction_vs_lots']],
-      ['line returned', `alter table points_transaction_lines drop constraint points_transaction_lines_returned; update points_transaction_lines set returned_quantity = 5 where transaction_id = ${sale.id}`, `update points_transaction_lines set returned_quantity = 1 where transaction_id = ${sale.id}; alter table points_transaction_lines add constraint points_transaction_lines_returned check (returned_quantity >= 0 and returned_quantity <= quantity)`, ['line_returned']],
+      ['line returned', `alter table points_transaction_lines drop constraint points_transaction_lines_returned; update points_transaction_lines set returned_quantity = 5 where transaction_id = ${sale.id}`, `update points_transaction_lines set returned_quantity = 1 where transaction_id = ${sale.id}; alter table points_transaction_lines add constraint points_transaction_lines_returned check (returned_quantity >= 0 and returned_quantity <= quantity)`, ['line_return_rounding', 'line_returned']],
       ['campaign counter', `update campaigns set points_awarded = points_awarded + 1 where id = ${bonus}`, `update campaigns set points_awarded = points_awarded - 1 where id = ${bonus}`, ['campaign_points']],
-      ['source returned', `update points_transaction_sources set returned_points = returned_points - 1 where transaction_id = ${sale.id} and campaign_id = ${bonus} and returned_points > 0`, `update points_transaction_sources set returned_points = returned_points + 1 where transaction_id = ${sale.id} and campaign_id = ${bonus}`, ['campaign_points']],
+      ['source returned', `update points_transaction_sources set returned_points = returned_points - 1 where transaction_id = ${sale.id} and campaign_id = ${bonus} and returned_points > 0`, `update points_transaction_sources set returned_points = returned_points + 1 where transaction_id = ${sale.id} and campaign_id = ${bonus}`, ['campaign_points', 'line_return_rounding']],
     ];
     for (const [name, corrupt, undo, checks] of cases) {
       for (const q of corrupt.split('; ')) await db.execute(sql.raw(q));
@@ -382,6 +545,80 @@ describe('returns', () => {
       assert.deepEqual(found, [...checks].sort(), name);
     }
     assert.deepEqual((await verifyLedger(db, 100, clock.now())).differences, []);
+  });
+
+  it('the verifier finds a planted leak of each kind: returns rounded one by one (by line, by amount) and points back before the debt', async () => {
+    const db = t.app.context.database.db;
+    const rows = async (q: string) => ((await db.execute(sql.raw(q))) as unknown as { rows: Array<Record<string, unknown>> }).rows;
+    const found = async () => (await verifyLedger(db, 100, clock.now())).differences;
+    /** Return entries as the per-return rounding wrote them: each took 0 points, the balance unchanged. */
+    const zeroReturns = (sale: number, card: number, n: number, amount: string) => `
+      insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, returns_id, created_at)
+      select t.partner_id, t.card_id, t.customer_id, t.shop_id, 'return', 0, -${amount}, c.points_balance, t.id, t.created_at
+      from points_transactions t join loyalty_cards c on c.id = t.card_id, generate_series(1, ${n})
+      where t.id = ${sale} and c.id = ${card}`;
+    assert.deepEqual(await found(), []);
+
+    // 1. A 20-unit line returned one unit at a time 19 times, each return rounded down on its
+    //    own: every source took back 0. Cumulatively they owe 18, 18 and 9.
+    const card1 = await newCard(promo);
+    const sale1 = await earn({ card_id: card1, items: [{ line_id: 'L', quantity: 20, amount: 19 }] });
+    await rows(zeroReturns(sale1.id, card1, 19, '0.95'));
+    await rows(`update points_transaction_lines set returned_quantity = 19 where transaction_id = ${sale1.id}`);
+    const leak1 = await found();
+    assert.deepEqual(
+      leak1.map((d) => [d.check, d.transaction_id, d.line_id, d.campaign_id ?? null, d.expected, d.actual]).sort(),
+      [
+        ['line_return_rounding', sale1.id, 'L', null, 18, 0],
+        ['line_return_rounding', sale1.id, 'L', bonus, 9, 0],
+        ['line_return_rounding', sale1.id, 'L', multiplier, 18, 0],
+      ].sort(),
+    );
+    assert.ok(leak1.every((d) => d.card_id === card1));
+    await rows(`delete from points_transactions where returns_id = ${sale1.id}`);
+    await rows(`update points_transaction_lines set returned_quantity = 0 where transaction_id = ${sale1.id}`);
+    assert.deepEqual(await found(), []);
+
+    // 2. 101 returns of 0.99 EUR of a 100 EUR purchase without lines, each rounded on its own: 0 of 99.
+    const card2 = await newCard(plain);
+    const sale2 = await earn({ card_id: card2, amount: 100 });
+    await rows(`insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points) values (${sale2.id}, 0, 'base', 0, 0, 100) on conflict do nothing`);
+    await rows(zeroReturns(sale2.id, card2, 101, '0.99'));
+    assert.deepEqual(
+      (await found()).map((d) => [d.check, d.card_id, d.transaction_id, d.expected, d.actual]),
+      [['amount_return_rounding', card2, sale2.id, 99, 0]],
+    );
+    await rows(`delete from points_transactions where returns_id = ${sale2.id}`);
+    assert.deepEqual(await found(), []);
+
+    // 3. Award 100, deduct 100, return the purchase (debt 100), return the deduction — as the
+    //    old order left it: the 100 back into the lot, the debt still owed.
+    const card3 = await newCard(plain);
+    const sale3 = await earn({ card_id: card3, amount: 100 });
+    const spend = (await deduct(t, p, { card_id: card3, shop_id: shop, points: 100 })).body.data;
+    assert.equal((await ret(sale3.id, { amount: 100 })).status, 201);
+    const back = (await ret(spend.id, { points: 100 })).body.data;
+    assert.deepEqual(await found(), []);
+    const [lot] = await rows(`select id from points_lots where transaction_id = ${sale3.id}`);
+    await rows(`delete from points_debt_entries where transaction_id = ${back.id}`);
+    await rows(`insert into points_lot_draws (transaction_id, lot_id, points) values (${back.id}, ${lot!.id}, -100)`);
+    await rows(`update points_lots set remaining = 100 where id = ${lot!.id}`);
+    await rows(`update points_transactions set balance_after = 100 where id = ${back.id}`);
+    await rows(`update loyalty_cards set points_balance = 100, points_debt = 100 where id = ${card3}`);
+    // Every sum still adds up (balance − debt = the ledger's net 0): only the debt order is wrong.
+    assert.deepEqual(
+      (await found()).map((d) => [d.check, d.card_id, d.transaction_id ?? null, d.expected, d.actual]),
+      [
+        ['debt_with_balance', card3, null, 0, 100],
+        ['debt_with_balance', card3, back.id, 0, 100],
+      ],
+    );
+    await rows(`delete from points_lot_draws where transaction_id = ${back.id}`);
+    await rows(`update points_lots set remaining = 0 where id = ${lot!.id}`);
+    await rows(`insert into points_debt_entries (transaction_id, card_id, points) values (${back.id}, ${card3}, -100)`);
+    await rows(`update points_transactions set balance_after = 0 where id = ${back.id}`);
+    await rows(`update loyalty_cards set points_balance = 0, points_debt = 0 where id = ${card3}`);
+    assert.deepEqual(await found(), []);
   });
 
   it("another partner's transaction is 404, and a missing one", async () => {

@@ -8,6 +8,11 @@
 //   a purchase's returns take back at most its points: Σ returns' points ≥ −purchase points
 //   a deduction's returns give back at most what it took: Σ returns' points ≤ −deduction points
 //   a line's returned quantity ≤ its quantity; a source's returned points ≤ its points
+//   what the returns of a line took back of each source = ⌊source points × returned quantity
+//   ÷ quantity⌋, all of it once the line is returned in full (cumulative rounding, DESIGN.md
+//   §12); of a purchase without lines the same by its cumulative returned amount
+//   a card never holds points while it owes some: points coming in pay the debt first, so
+//   neither the card now nor any entry of its history has balance > 0 and debt > 0
 //   campaign.points_awarded = Σ (points − returned_points) of its sources rows, and uses_count
 //   = the purchases with a row of it (both: the row's counter plus its shards')
 //   card.tier_value = the qualifying value counted from the ledger in the programme's window
@@ -28,6 +33,9 @@ export interface LedgerDifference {
     | 'returns_vs_deduction'
     | 'line_returned'
     | 'source_returned'
+    | 'line_return_rounding'
+    | 'amount_return_rounding'
+    | 'debt_with_balance'
     | 'campaign_points'
     | 'campaign_uses'
     | 'tier_value';
@@ -35,6 +43,8 @@ export interface LedgerDifference {
   lot_id?: number;
   transaction_id?: number;
   campaign_id?: number;
+  /** The line of a purchase (line_return_rounding). */
+  line_id?: string;
   expected: number;
   actual: number;
 }
@@ -131,6 +141,41 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
       where s.returned_points > s.points or s.returned_points < 0`,
   },
   {
+    // Per line and source: returns take back cumulatively, ⌊points × returned ÷ quantity⌋ in
+    // all (returns.ts) — never each return rounded down on its own, which leaks the fractions.
+    check: 'line_return_rounding',
+    query: sql`select t.card_id, s.transaction_id, l.line_id, nullif(s.campaign_id, 0) as campaign_id, x.expected::int as expected, s.returned_points as actual
+      from points_transaction_sources s
+      join points_transaction_lines l on l.transaction_id = s.transaction_id and l.position = s.position
+      join points_transactions t on t.id = s.transaction_id
+      cross join lateral (select case when l.returned_quantity >= l.quantity then s.points
+                                      else div(s.points * l.returned_quantity, l.quantity) end as expected) x
+      where s.returned_points <> x.expected`,
+  },
+  {
+    // The same on a purchase without lines (its sources at position 0), by Σ |amount| of its returns.
+    check: 'amount_return_rounding',
+    query: sql`select t.card_id, s.transaction_id, nullif(s.campaign_id, 0) as campaign_id, x.expected::int as expected, s.returned_points as actual
+      from points_transaction_sources s
+      join points_transactions t on t.id = s.transaction_id
+      left join (select returns_id, -sum(amount) as returned from points_transactions where returns_id is not null group by returns_id) r on r.returns_id = t.id
+      cross join lateral (select case when coalesce(r.returned, 0) <= 0 then 0 when r.returned >= t.amount then s.points
+                                      else div(s.points * r.returned, t.amount) end as expected) x
+      where s.position = 0 and t.type = 'purchase' and s.returned_points <> x.expected`,
+  },
+  {
+    // Points coming back pay the debt first (DESIGN.md §12): a card owing points holds none,
+    // now or after any entry of its history. Reported as the points that should have paid it.
+    check: 'debt_with_balance',
+    query: sql`select id as card_id, null::int as transaction_id, 0 as expected, least(points_balance, points_debt) as actual
+      from loyalty_cards where points_balance > 0 and points_debt > 0
+      union all
+      select card_id, id as transaction_id, 0 as expected, least(balance_after, debt_after)::int as actual from (
+        select t.card_id, t.id, t.balance_after, sum(coalesce(e.points, 0)) over (partition by t.card_id order by t.id) as debt_after
+        from points_transactions t left join points_debt_entries e on e.transaction_id = t.id
+      ) x where balance_after > 0 and debt_after > 0`,
+  },
+  {
     // A campaign's counters are its row's plus its shards' (campaigns.tables.ts).
     check: 'campaign_points',
     query: sql`select c.id as campaign_id, coalesce(s.total, 0)::int as expected, ${campaignTotals.points} as actual
@@ -159,6 +204,7 @@ export async function verifyLedger(db: Executor, limitPerCheck = 100, now = new 
       if (r.lot_id != null) d.lot_id = Number(r.lot_id);
       if (r.transaction_id != null) d.transaction_id = Number(r.transaction_id);
       if (r.campaign_id != null) d.campaign_id = Number(r.campaign_id);
+      if (r.line_id != null) d.line_id = String(r.line_id);
       differences.push(d);
     }
   }

@@ -160,6 +160,37 @@ function tooLarge(balance: number, adding: number) {
   });
 }
 
+/**
+ * Points coming back to a card from the lots a spend drew from (a deduction's return or
+ * reversal, a negative adjustment's reversal; `lots` in the order they refill, at most what
+ * each can take back): they pay the card's points debt first, as an earning does (DESIGN.md
+ * §12), and only the rest goes back into the lots — the first of them in that order, those
+ * the customer keeps longest. So the order of returns never changes what the card ends with.
+ * `draws` restore (negative points); `extra` is the soonest expiry among the lots refilled.
+ */
+export function giveBack(
+  card: Pick<LockedCard, 'pointsDebt'>,
+  lots: ReadonlyArray<{ lotId: number; points: number; expiresAt: Date | null }>,
+  points: number,
+  what: string,
+): { draws: Draw[]; paid: number; extra: Date | null } {
+  const held = lots.reduce((sum, l) => sum + l.points, 0);
+  // The lots' draws left = what was taken less what came back ≥ points: a shortfall is a broken ledger.
+  if (held < points) throw new Error(`ledger invariant broken on ${what}: its lots hold ${held} of ${points} points to give back`);
+  const paid = Math.min(points, card.pointsDebt);
+  const draws: Draw[] = [];
+  let extra: Date | null = null;
+  let rest = points - paid;
+  for (const l of lots) {
+    if (rest === 0) break;
+    const give = Math.min(l.points, rest);
+    draws.push({ lotId: l.lotId, points: -give });
+    if (l.expiresAt && (!extra || l.expiresAt < extra)) extra = l.expiresAt;
+    rest -= give;
+  }
+  return { draws, paid, extra };
+}
+
 /** How an entry moves the card's qualifying value (DESIGN.md §13): by how much, counted at the time of which earning. */
 export interface Qualifying {
   deltaUnits: bigint;
@@ -566,23 +597,26 @@ export class PointsLedger {
 
     if (original.points < 0) {
       // Give back exactly the lots the spend drew from (less what its returns gave back).
-      const draws = returns.count > 0 ? await returnsRepository.drawsLeft(tx, original.id) : await repo.drawsOf(tx, original.id);
+      const lots = await returnsRepository.drawsLeft(tx, original.id, returns.points);
       // A lot whose earning was reversed is void: the earning's reversal already settled the
       // points this spend took from it (from other lots, or as points_not_recovered), so
       // giving them back now would create points — or give back the wrong ones. Voiding the
       // spend has to come before refunding the purchase that funded it.
-      if (await repo.anyEarningReversed(tx, draws.map((d) => d.lotId))) {
+      if (await repo.anyEarningReversed(tx, lots.map((d) => d.lotId))) {
         return failOn('INVALID_STATE', 'id', 'points.spend_of_reversed_earning', { meta: { status: 'earning_reversed' } });
       }
-      const restored = draws.reduce((sum, d) => sum + d.points, 0);
-      if (card.pointsBalance + restored > MAX_BALANCE) return tooLarge(card.pointsBalance, restored);
-      const extra = draws.reduce<Date | null>((min, d) => (d.expiresAt && (!min || d.expiresAt < min) ? d.expiresAt : min), null);
+      const restored = lots.reduce((sum, d) => sum + d.points, 0);
+      // They pay the card's debt first (DESIGN.md §12); only the rest goes back into the lots.
+      const back = giveBack(card, lots, restored, `transaction ${original.id}`);
+      if (card.pointsBalance + restored - back.paid > MAX_BALANCE) return tooLarge(card.pointsBalance, restored - back.paid);
       const entry = this.entry(card, now, {
         ...base,
         points: restored,
-        draws: draws.map((d) => ({ lotId: d.lotId, points: -d.points })),
-        nextExpiry: { recompute: { exhausted: [], extra } },
+        draws: back.draws,
+        nextExpiry: { recompute: { exhausted: [], extra: back.extra } },
+        ...(back.paid > 0 ? { debt: -back.paid } : {}),
       });
+      entry.balanceAfter -= back.paid;
       const view = await this.writeEntry(tx, card, entry);
       if (!view) return failOn('INVALID_STATE', 'id', 'points.already_reversed', { meta: { status: 'reversed' } });
       // Restored points whose lot has meanwhile expired expire again, now.
@@ -599,24 +633,25 @@ export class PointsLedger {
     const expired = lot ? await repo.expiredFromLot(tx, lot.id) : 0;
     // returns.points ≤ 0: what the purchase's returns took back already.
     const left = Math.max(0, original.points + returns.points - expired);
-    // Points of the earning that paid the card's debt off were never in the balance: the
-    // reversal owes them again (back into points_debt), rather than leaving them paid.
-    const rebilled = Math.min(await repo.debtPaidBy(tx, original.id), left);
-    const toRecover = left - rebilled;
     const draws: Draw[] = [];
     const exhausted: number[] = [];
-    if (lot && lot.remaining > 0 && toRecover > 0) {
-      const take = Math.min(lot.remaining, toRecover);
+    if (lot && lot.remaining > 0 && left > 0) {
+      const take = Math.min(lot.remaining, left);
       draws.push({ lotId: lot.id, points: take });
       if (take === lot.remaining) exhausted.push(lot.id);
     }
     let recovered = draws.reduce((s, d) => s + d.points, 0);
-    if (recovered < toRecover) {
-      const more = await this.fifoDraws(tx, card.id, toRecover - recovered, lot?.id ?? null);
+    if (recovered < left) {
+      const more = await this.fifoDraws(tx, card.id, left - recovered, lot?.id ?? null);
       draws.push(...more.draws);
       exhausted.push(...more.exhausted);
       recovered += more.total;
     }
+    // Points of the earning that paid the card's debt off were never in the balance: what
+    // the balance cannot cover of them is owed again (back into points_debt) rather than left
+    // paid — only once the balance is 0, so a card never holds points while it owes some.
+    const rebilled = Math.min(await repo.debtPaidBy(tx, original.id), left - recovered);
+    const toRecover = left - rebilled;
     const entry = this.entry(card, now, {
       ...base,
       points: -(recovered + rebilled),

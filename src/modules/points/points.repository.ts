@@ -79,7 +79,8 @@ export interface Entry {
   lot?: { points: number; expiresAt: Date | null };
   /**
    * The card's points debt (DESIGN.md §12) this entry changes, as its debt entry: > 0 a return
-   * the balance could not cover; < 0 an earning paying debt off — drawn from its own new lot.
+   * the balance could not cover; < 0 points coming in paying debt off — an earning's drawn from
+   * its own new lot, a spend's return or reversal's never restored into the lots it drew from.
    */
   debt?: number;
   draws?: Draw[];
@@ -413,18 +414,6 @@ export const pointsRepository = {
       join points_transactions t on t.id = d.transaction_id
       where d.lot_id = ${lotId} and t.type = 'expire'`);
     return Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
-  },
-
-  async drawsOf(db: Executor, transactionId: number): Promise<Array<Draw & { expiresAt: Date | null }>> {
-    const rows = await db.execute(sql`
-      select d.lot_id, d.points, (extract(epoch from l.expires_at) * 1000)::float8 as expires_ms
-      from points_lot_draws d join points_lots l on l.id = d.lot_id
-      where d.transaction_id = ${transactionId} order by d.lot_id`);
-    return rowsOf<{ lot_id: number; points: number; expires_ms: number | null }>(rows).map((r) => ({
-      lotId: Number(r.lot_id),
-      points: Number(r.points),
-      expiresAt: r.expires_ms === null ? null : new Date(Number(r.expires_ms)),
-    }));
   },
 
   /** Points of the card's debt that an earning paid off (its debt entry, negated; 0 if none). */

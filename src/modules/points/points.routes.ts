@@ -200,7 +200,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
         tags: ['shop'],
         summary: 'Reverse a transaction (refund, void)',
         description:
-          'Writes the compensating entry. A reversed deduction restores exactly the lots it drew from; a reversed award takes back its points (first from its own lot; points already spent are taken from the balance, never below zero — see points_not_recovered). Once per transaction (409 INVALID_STATE). Honours Idempotency-Key.',
+          'Writes the compensating entry. A reversed deduction gives back what it drew (less what its returns gave back): first paying the card\'s points_debt, the rest into exactly the lots it drew from; a reversed award takes back its points (first from its own lot; points already spent are taken from the balance, never below zero — see points_not_recovered). Once per transaction (409 INVALID_STATE). Honours Idempotency-Key.',
         params: LocaleIdParams,
         body: Type.Object({ reason: Type.Optional(Type.Union([Reason, Type.Null()])) }),
         response: { 201: Envelope(Reversal), ...errorResponses(400, 401, 404, 409, 422, 429) },
@@ -223,7 +223,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
         tags: ['shop'],
         summary: 'Return goods of a purchase, or points of a deduction',
         description:
-          'On a purchase: `items` [{line_id, quantity}] (a purchase with lines) or `amount` (one without), cumulative up to what was bought (422 OUT_OF_RANGE on the field). Each line\'s points come back source by source: ⌊points × returned quantity ÷ quantity⌋, and the return that completes a line takes exactly what is left of it; campaign points go back to the campaign\'s budget. Taken from the purchase\'s own lot, then other lots; what the balance cannot cover becomes the card\'s points_debt, paid off by later earnings. The entry: type `return`, `points` ≤ 0 (all taken back, balance and debt), `amount` the EUR returned (negative), `returns_id` the purchase. On a deduction: `points`, up to what was deducted (cumulative), given back to the lots it drew from (`points` > 0). A reversed transaction, or one of another type, is 409 INVALID_STATE. Honours Idempotency-Key.',
+          'On a purchase: `items` [{line_id, quantity}] (a purchase with lines) or `amount` (one without), cumulative up to what was bought (422 OUT_OF_RANGE on the field). Each line\'s points come back source by source and cumulatively: after a return, all the line\'s returns have taken back ⌊points × total returned quantity ÷ quantity⌋ of each source (this return takes the difference), and the return that completes a line takes exactly what is left of it; the same by cumulative `amount` without lines; campaign points go back to the campaign\'s budget. Taken from the purchase\'s own lot, then other lots; what the balance cannot cover becomes the card\'s points_debt, paid off by later earnings. The entry: type `return`, `points` ≤ 0 (all taken back, balance and debt), `amount` the EUR returned (negative), `returns_id` the purchase. On a deduction: `points`, up to what was deducted (cumulative), given back (`points` > 0): they pay the card\'s points_debt first, the rest goes back to the lots it drew from. A reversed transaction, or one of another type, is 409 INVALID_STATE. Honours Idempotency-Key.',
         params: LocaleIdParams,
         body: ReturnBody,
         response: { 201: Envelope(Transaction), ...errorResponses(400, 401, 404, 409, 422, 429) },

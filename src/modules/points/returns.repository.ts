@@ -64,28 +64,28 @@ export const returnsRepository = {
   },
 
   /**
-   * The lots a deduction drew from with what its returns have not given back yet, in the
-   * order a return refills them: never-expiring first, then latest expiry, newest lot first —
-   * so the customer keeps what comes back as long as possible.
+   * The lots a spend (a deduction, a negative adjustment) drew from with what is not given
+   * back yet, in the order points come back to them: never-expiring first, then latest
+   * expiry, newest lot first — so the customer keeps what comes back as long as possible.
+   * What its returns gave back (`settled`, Σ their points) is taken off the front of that
+   * order, whether it went back into those lots or paid the card's debt (returns.ts
+   * `giveBack`): the order is fixed, so the cumulative points say exactly which lots are
+   * settled.
    */
-  async drawsLeft(db: Executor, transactionId: number): Promise<Array<{ lotId: number; points: number; expiresAt: Date | null }>> {
+  async drawsLeft(db: Executor, transactionId: number, settled: number): Promise<Array<{ lotId: number; points: number; expiresAt: Date | null }>> {
     const result = await db.execute(sql`
-      select d.lot_id, (d.points + coalesce(r.restored, 0))::int as points, (extract(epoch from l.expires_at) * 1000)::float8 as expires_ms
-      from points_lot_draws d
-      join points_lots l on l.id = d.lot_id
-      left join (
-        select rd.lot_id, sum(rd.points) as restored from points_lot_draws rd
-        join points_transactions rt on rt.id = rd.transaction_id
-        where rt.returns_id = ${transactionId}
-        group by rd.lot_id
-      ) r on r.lot_id = d.lot_id
-      where d.transaction_id = ${transactionId} and d.points + coalesce(r.restored, 0) > 0
+      select d.lot_id, d.points, (extract(epoch from l.expires_at) * 1000)::float8 as expires_ms
+      from points_lot_draws d join points_lots l on l.id = d.lot_id
+      where d.transaction_id = ${transactionId} and d.points > 0
       order by l.expires_at desc nulls first, l.id desc`);
-    return rowsOf<{ lot_id: number; points: number; expires_ms: number | null }>(result).map((r) => ({
-      lotId: Number(r.lot_id),
-      points: Number(r.points),
-      expiresAt: r.expires_ms === null ? null : new Date(Number(r.expires_ms)),
-    }));
+    let skip = settled;
+    const out: Array<{ lotId: number; points: number; expiresAt: Date | null }> = [];
+    for (const r of rowsOf<{ lot_id: number; points: number; expires_ms: number | null }>(result)) {
+      const left = Number(r.points) - Math.min(skip, Number(r.points));
+      skip -= Number(r.points) - left;
+      if (left > 0) out.push({ lotId: Number(r.lot_id), points: left, expiresAt: r.expires_ms === null ? null : new Date(Number(r.expires_ms)) });
+    }
+    return out;
   },
 
   /** A purchase's lines and per-line, per-source points with what was returned of each. */

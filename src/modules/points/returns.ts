@@ -2,12 +2,16 @@
 // The purchase's stored per-line, per-source points are the only input, so a return never
 // re-evaluates campaigns that may have changed since the sale:
 //
-//   take(source, line) = ⌊source points on the line × returned quantity ÷ line quantity⌋,
-//   except the return that brings the line's returned quantity to its quantity, which takes
-//   exactly what is left of that source on that line
+//   taken(source, line) after a return = ⌊source points on the line × total returned
+//   quantity ÷ line quantity⌋ — what ALL its returns have taken back — and this return takes
+//   that less what the earlier ones took; the return that brings the line's returned quantity
+//   to its quantity takes exactly what is left of that source on that line
 //
-// so returning everything, in any number of steps, takes back exactly what was earned, and
-// each campaign gets back exactly its share of its budget. The points come from the
+// (a purchase without lines: the same by its cumulative returned amount), so the order and
+// size of the steps never change what comes back: returning 19 of 20 units one at a time
+// takes what returning 19 at once would, returning everything takes back exactly what was
+// earned, and each campaign gets back exactly its share of its budget. Points coming back
+// to the card (a deduction's return) pay its debt first. The points come from the
 // purchase's own lot first, then other lots in spending order (as `reverse` does); what the
 // balance cannot cover becomes the card's points debt. Everything runs in the caller's
 // transaction under the card's row lock: a refused return leaves nothing.
@@ -17,7 +21,7 @@ import { formatAmount, parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
 import { UNITS } from '../tiers/tier-rules.js';
 import { parseQuantity } from './basket-body.js';
-import { MAX_BALANCE, type PointsLedger, type TransactionView } from './ledger.service.js';
+import { giveBack, MAX_BALANCE, type PointsLedger, type TransactionView } from './ledger.service.js';
 import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from './points.repository.js';
 import { returnsRepository as returns, signedUnits, type ReturnApply, type ReturnSource } from './returns.repository.js';
 
@@ -150,8 +154,13 @@ async function returnPurchase(
   for (const r of returning) {
     const full = r.before + r.now === r.bought;
     for (const s of sources.filter((x: ReturnSource) => x.position === r.position)) {
-      const left = s.points - s.returnedPoints;
-      const take = full ? left : Math.min(left, Number((BigInt(s.points) * r.now) / r.bought));
+      // Cumulative: what all returns of this source have taken back after this one, less what
+      // the earlier ones took (never each return rounded on its own: 20 returns of 1/20 each
+      // rounding down would take back nothing).
+      const total = full ? s.points : Number((BigInt(s.points) * (r.before + r.now)) / r.bought);
+      const take = total - s.returnedPoints;
+      // Σ of floors ≤ floor of Σ: even returns rounded one by one (before the cumulative rule) took no more.
+      if (take < 0) throw new Error(`ledger invariant broken on purchase ${purchase.id}: a source took back ${s.returnedPoints} of at most ${total} points`);
       if (take === 0) continue;
       apply.sources.push({ position: s.position, source: s.source, campaignId: s.campaignId, points: take });
       if (s.source === 'campaign') budgets.set(s.campaignId, (budgets.get(s.campaignId) ?? 0) + take);
@@ -233,29 +242,19 @@ async function returnDeduction(
   if (points > left) {
     return failOn('OUT_OF_RANGE', 'points', 'points.return_exceeds', { params: { left }, meta: { bought: deducted, returned: settled.points, left } });
   }
-  const lots = await returns.drawsLeft(tx, deduction.id);
+  const lots = await returns.drawsLeft(tx, deduction.id, settled.points);
   // As with `reverse`: a lot whose earning was reversed is void (that reversal settled it).
   if (await repo.anyEarningReversed(tx, lots.map((l) => l.lotId))) {
     return failOn('INVALID_STATE', 'id', 'points.spend_of_reversed_earning', { meta: { status: 'earning_reversed' } });
   }
-  if (card.pointsBalance + points > MAX_BALANCE) {
+  // Points coming back pay the card's debt first (DESIGN.md §12); only the rest goes back into lots.
+  const back = giveBack(card, lots, points, `deduction ${deduction.id}`);
+  if (card.pointsBalance + points - back.paid > MAX_BALANCE) {
     return failOn('OUT_OF_RANGE', 'points', 'points.balance_limit', {
       params: { limit: MAX_BALANCE },
       meta: { points_balance: card.pointsBalance, requested_points: points, max_balance: MAX_BALANCE },
     });
   }
-  const draws: Draw[] = [];
-  let extra: Date | null = null;
-  let rest = points;
-  for (const l of lots) {
-    if (rest === 0) break;
-    const give = Math.min(l.points, rest);
-    draws.push({ lotId: l.lotId, points: -give });
-    if (l.expiresAt && (!extra || l.expiresAt < extra)) extra = l.expiresAt;
-    rest -= give;
-  }
-  // Σ draws left = deducted − returned ≥ points: a shortfall is a broken ledger.
-  if (rest !== 0) throw new Error(`ledger invariant broken on deduction ${deduction.id}: its lots hold ${points - rest} of ${points} points to give back`);
   // The EUR value comes back by the cumulative points returned, so all returns add up to the deduction's amount.
   const value = deduction.amount === null ? null : signedUnits(deduction.amount);
   const amount =
@@ -271,9 +270,11 @@ async function returnDeduction(
     reason: input.reason,
     reversesId: null,
     returnsId: deduction.id,
-    draws,
-    nextExpiry: { recompute: { exhausted: [], extra } },
+    draws: back.draws,
+    nextExpiry: { recompute: { exhausted: [], extra: back.extra } },
+    ...(back.paid > 0 ? { debt: -back.paid } : {}),
   });
+  entry.balanceAfter -= back.paid;
   const view = await ledger.writeEntry(tx, card, entry);
   // Points given back to a lot that has meanwhile expired expire again, now.
   await ledger.expireDue(tx, card, now);
