@@ -196,12 +196,13 @@ describe('subscriptions', () => {
     assert.deepEqual(after.body.data.events, [...EVENT_TYPES], 'a refused change changes nothing');
   });
 
-  it('are at most 10 per partner: the 11th is 409 QUOTA_EXCEEDED', async () => {
+  it('are at most 10 per partner: the 11th is 422 QUOTA_EXCEEDED meta {limit}, the status the code has everywhere', async () => {
     const p = await createPartner(t);
     for (let i = 0; i < 10; i++) assert.equal((await subscribe(p, { url: `${receiver.base}/ok/q${i}`, events: ['*'] })).status, 201);
     const eleventh = await subscribe(p, { url: `${receiver.base}/ok/q10`, events: ['*'] });
-    assert.equal(eleventh.status, 409, eleventh.text);
+    assert.equal(eleventh.status, 422, eleventh.text);
     assert.equal(eleventh.body.code, 'QUOTA_EXCEEDED');
+    assert.deepEqual(eleventh.body.errors, [{ field: 'id', code: 'QUOTA_EXCEEDED', message: 'A partner has at most 10 webhook subscriptions', meta: { limit: 10 } }]);
     assert.equal((await request(t.url, 'GET', '/en/partners/webhooks', { headers: bearer(p.token) })).body.data.length, 10);
     const other = await createPartner(t);
     assert.equal((await subscribe(other, { url: `${receiver.base}/ok/q`, events: ['*'] })).status, 201, 'the limit is per partner');

@@ -125,10 +125,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         tags: ['partners'],
         summary: 'Subscribe a URL to events',
         description:
-          'Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 409 QUOTA_EXCEEDED.',
+          'Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 422 QUOTA_EXCEEDED, meta {limit}.',
         params: LocaleParams,
         body: CreateSubscription,
-        response: { 201: Envelope(Subscription), ...errorResponses(400, 401, 403, 409, 422, 429) },
+        response: { 201: Envelope(Subscription), ...errorResponses(400, 401, 403, 422, 429) },
       },
     },
     async (req, reply) => {

@@ -106,7 +106,7 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-/** At most this many subscriptions per partner (DESIGN.md §14): the 11th is 409 QUOTA_EXCEEDED. */
+/** At most this many subscriptions per partner (DESIGN.md §14): the 11th is 422 QUOTA_EXCEEDED (one status for the code, DESIGN.md §3). */
 export const MAX_SUBSCRIPTIONS = 10;
 const MAX_URL_LENGTH = 2048;
 
@@ -243,7 +243,7 @@ export class WebhooksService {
       });
     });
     if (!row) {
-      return fail('SUBSCRIPTION_QUOTA_EXCEEDED', {
+      return fail('QUOTA_EXCEEDED', {
         message: 'webhooks.subscription_limit',
         params: { limit: MAX_SUBSCRIPTIONS },
         items: [{ field: 'id', code: 'QUOTA_EXCEEDED', key: 'webhooks.subscription_limit', params: { limit: MAX_SUBSCRIPTIONS }, meta: { limit: MAX_SUBSCRIPTIONS } }],
