@@ -4,7 +4,8 @@
 //
 // in the transaction that makes the change, so the event is sent if and only if the change
 // commits: one delivery to each active subscription of the partner that lists the type (or
-// "*"), all with one event id, signed, retried and recorded like the SMS receipts (§4).
+// "*"), all with one event id and one `sequence` (drawn by that insert), signed, retried and
+// recorded like the SMS receipts (§4), each delivery on its own schedule.
 //
 // emit runs on hot paths (the till's award): when the partner has no subscription for the
 // type it writes nothing and, most of the time, reads nothing either — which types a

@@ -16,6 +16,8 @@ export const WEBHOOKS_CHANNEL = 'loyalty_webhooks';
 export const SUBSCRIPTIONS_CHANNEL = 'loyalty_webhook_subscriptions';
 
 const pending = sql`${webhookDeliveries.status} = 'pending'`;
+/** Up to this many due deliveries the claim reads their partners off the due index; beyond, it skip-scans the partners. */
+const DUE_SAMPLE = 256;
 const msFromNow = (ms: number) => sql`now() + ${Math.max(0, Math.round(ms))} * interval '1 millisecond'`;
 
 export interface AttemptOutcome {
@@ -71,47 +73,79 @@ export const webhooksRepository = {
    * Fair between partners (DESIGN.md §14): partner p gets at most `allowance(p)` of them —
    * `perPartner` less what this node already has in flight for it (`inFlight`) — and the
    * partners take turns: every partner's oldest due delivery comes before anyone's second.
-   * The partners with pending deliveries are found by a skip scan of the partner index (one
-   * probe each), then each one's due deliveries oldest first: a partner's backlog, however
-   * long, costs the claim no more than its allowance.
+   * Which partners have something due: with fewer than DUE_SAMPLE due deliveries in all (the
+   * usual case; none at all on an idle poll) they are read off the due index; with more, by a
+   * skip scan of the pending partner index (one probe per partner with anything pending).
+   * Then each one's due deliveries, oldest first, up to its allowance: a partner's backlog,
+   * however long, costs the claim no more than that.
    */
   async claimDue(db: Db, limit: number, leaseMs: number, fairness: { perPartner: number; inFlight: ReadonlyMap<number, number> }): Promise<DeliveryRow[]> {
     const busy = [...fairness.inFlight].filter(([, n]) => n > 0);
     const busyIds = `{${busy.map(([id]) => id).join(',')}}`;
     const busyCounts = `{${busy.map(([, n]) => n).join(',')}}`;
+    // An idle poll (nothing due: the usual case) costs one probe of the due index, no transaction.
+    const anything = await executePrepared<{ one: number }>(
+      db,
+      sql`select 1 as one from webhook_deliveries where status = 'pending' and next_attempt_at <= now() order by next_attempt_at limit 1`,
+    );
+    if (anything.length === 0) return [];
+    // The candidates, in turn order (read without locks; a few more than wanted, so that rows
+    // another node is claiming at this moment do not leave this claim short).
+    const candidates = await executePrepared<{ id: number }>(
+      db,
+      sql`with recursive due_sample as materialized (
+              select d.partner_id from webhook_deliveries d
+              where d.status = 'pending' and d.next_attempt_at <= now()
+              order by d.next_attempt_at
+              limit ${DUE_SAMPLE}
+            ),
+            partners_pending as (
+              (select d.partner_id from webhook_deliveries d
+               where d.status = 'pending' and (select count(*) from due_sample) >= ${DUE_SAMPLE}
+               order by d.partner_id limit 1)
+              union all
+              select (select d.partner_id from webhook_deliveries d
+                      where d.status = 'pending' and d.partner_id > p.partner_id order by d.partner_id limit 1)
+              from partners_pending p where p.partner_id is not null
+            ),
+            partners_due as (
+              select distinct s.partner_id from due_sample s where (select count(*) from due_sample) < ${DUE_SAMPLE}
+              union all
+              select p.partner_id from partners_pending p where p.partner_id is not null
+            ),
+            allowance as (
+              select p.partner_id, ${fairness.perPartner}::int - coalesce(b.n, 0) as n
+              from partners_due p
+              left join unnest(${busyIds}::int[], ${busyCounts}::int[]) as b(partner_id, n) on b.partner_id = p.partner_id
+            ),
+            picked as (
+              select a.partner_id, c.id, c.next_attempt_at
+              from allowance a
+              cross join lateral (
+                select d.id, d.next_attempt_at
+                from webhook_deliveries d
+                where d.partner_id = a.partner_id and d.status = 'pending' and d.next_attempt_at <= now()
+                order by d.next_attempt_at, d.id
+                limit greatest(a.n, 0)
+              ) c
+            ),
+            candidates as (
+              select id, next_attempt_at, row_number() over (partition by partner_id order by next_attempt_at, id) as turn
+              from picked
+            )
+        select c.id from candidates c order by c.turn, c.next_attempt_at, c.id limit ${limit * 4}`,
+    );
+    if (candidates.length === 0) return [];
+    const ids = `{${candidates.map((c) => c.id).join(',')}}`;
     return db.transaction(async (tx) => {
+      // Locked by primary key (a plan that cannot turn into a scan of every due row), in turn order.
       const due = await executePrepared<{ id: number }>(
         tx,
-        sql`with recursive partners_pending as (
-            (select d.partner_id from webhook_deliveries d where d.status = 'pending' order by d.partner_id limit 1)
-            union all
-            select (select d.partner_id from webhook_deliveries d
-                    where d.status = 'pending' and d.partner_id > p.partner_id order by d.partner_id limit 1)
-            from partners_pending p where p.partner_id is not null
-          ),
-          allowance as (
-            select p.partner_id, ${fairness.perPartner}::int - coalesce(b.n, 0) as n
-            from partners_pending p
-            left join unnest(${busyIds}::int[], ${busyCounts}::int[]) as b(partner_id, n) on b.partner_id = p.partner_id
-            where p.partner_id is not null
-          ),
-          candidates as (
-            select c.id, c.next_attempt_at, c.turn
-            from allowance a
-            cross join lateral (
-              select d.id, d.next_attempt_at, row_number() over (order by d.next_attempt_at, d.id) as turn
-              from webhook_deliveries d
-              where d.partner_id = a.partner_id and d.status = 'pending' and d.next_attempt_at <= now()
-              order by d.next_attempt_at, d.id
-              limit greatest(a.n, 0)
-            ) c
-          )
-          select d.id from webhook_deliveries d
-          join candidates c on c.id = d.id
-          where d.status = 'pending' and d.next_attempt_at <= now()
-          order by c.turn, c.next_attempt_at, c.id
+        sql`select id from webhook_deliveries
+          where id = any(${ids}::int[]) and status = 'pending' and next_attempt_at <= now()
+          order by array_position(${ids}::int[], id)
           limit ${limit}
-          for update of d skip locked`,
+          for update skip locked`,
       );
       if (due.length === 0) return [];
       return tx

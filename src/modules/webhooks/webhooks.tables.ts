@@ -92,7 +92,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_event_subscription_key').on(t.eventId, t.subscriptionId),
     index('webhook_deliveries_subscription_pending_idx').on(t.subscriptionId, t.id).where(sql`${t.status} = 'pending'`),
-    // The claim: partners with pending deliveries (a skip scan), then each one's due ones.
+    // The claim: is anything due; partners with pending deliveries (a skip scan), each one's due ones.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_partner_due_idx').on(t.partnerId, t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_partner_idx').on(t.partnerId, t.id),
   ],
