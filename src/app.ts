@@ -193,7 +193,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(gamesRoutes, { games: services.games, idempotency });
   await fastify.register(smsRoutes, { sms: services.sms, idempotency });
   await fastify.register(smsAccountsRoutes, { accounts: services.smsAccounts, sms: services.sms, partners: services.partners });
-  await fastify.register(webhooksRoutes, { webhooks: services.webhooks });
+  await fastify.register(webhooksRoutes, { webhooks: services.webhooks, rateLimiter, rateLimitDisabled: config.rateLimit.disabled });
   await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
   await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, cards: services.loyaltyCards, idempotency });

@@ -1,14 +1,17 @@
 // Partner events (DESIGN.md §14) over real HTTP: subscriptions CRUD, the test ping, and every
 // event type arriving at a receiving server started here — once, signed with the partner's
-// webhook secret, with the resource as the API shows it; nothing for a change that did not
-// happen; retries with the same event id; a subscription's deliveries in order.
+// webhook secret, with the resource as the API shows it and a `sequence` that increases in
+// the order the partner's events happen; nothing for a change that did not happen; retries
+// with the same event id; deliveries independent of each other (a refused event holds back
+// nothing), a quarter of the delivery slots at most per partner, pings sent once and at most
+// 10 a minute.
 import assert from 'node:assert/strict';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EVENT_TYPES } from '../src/modules/webhooks/webhooks.events.js';
-import { webhookSubscriptions } from '../src/modules/webhooks/webhooks.tables.js';
+import { webhookDeliveries, webhookSubscriptions } from '../src/modules/webhooks/webhooks.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { fixtureFeed, importFeed } from './helpers/catalog.js';
 import { createAdmin, createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -29,8 +32,8 @@ interface Received {
 
 /**
  * The partner's receiver. /ok/* answers 200; /flaky/* 500 on its first request, then 200;
- * /fail2/* 500 to its first two requests (all events together), then 200; /down/* 503 always;
- * /hang/* never answers.
+ * /down/* 503 always;
+ * /poison/* 500 to an event whose data.reason is "poison", 200 to the others; /hang/* never answers.
  */
 class Receiver {
   readonly requests: Received[] = [];
@@ -50,8 +53,8 @@ class Receiver {
         this.seen.set(path, n);
         let code = 200;
         if (path.startsWith('/flaky/') && n === 1) code = 500;
-        if (path.startsWith('/fail2/') && n <= 2) code = 500;
         if (path.startsWith('/down/')) code = 503;
+        if (path.startsWith('/poison/') && JSON.parse(body).data?.reason === 'poison') code = 500;
         if (path.startsWith('/hang/')) return; // never answers (timed out by WEBHOOK_TIMEOUT_MS)
         res.writeHead(code).end();
       });
@@ -114,18 +117,25 @@ async function deliveries(p: PartnerFixture): Promise<any[]> {
   return res.body.data;
 }
 
-/** Waits for `count` events at `at`, then checks each: signed, headers matching the body, the envelope's keys. */
+/**
+ * Waits for `count` events at `at`, then checks each: signed, headers matching the body, the
+ * envelope's keys in their order, an integer `sequence`. Returned ordered by `sequence`, as a
+ * receiver orders them (deliveries are independent, so they may arrive in any order): where a
+ * test expects the order its changes were made in, the sequence increases in that order.
+ */
 async function eventsAt(p: PartnerFixture, at: string, count = 1): Promise<any[]> {
   const got = await waitFor(`${count} event(s) at ${at}`, () => receiver.to(at).length >= count && receiver.to(at));
   const secret = await secretOf(p);
   for (const r of got) {
     assertSigned(r, secret);
-    assert.deepEqual(Object.keys(r.json).sort(), ['created_at', 'data', 'id', 'partner_id', 'type']);
+    assert.deepEqual(Object.keys(r.json), ['id', 'type', 'sequence', 'created_at', 'partner_id', 'data']);
+    assert.equal(JSON.stringify(r.json), r.body, 'the body is plain JSON, as JSON.stringify writes it');
+    assert.ok(Number.isSafeInteger(r.json.sequence) && r.json.sequence > 0, `sequence ${r.json.sequence}`);
     assert.equal(r.headers['x-loyalty-event-id'], r.json.id);
     assert.equal(r.headers['x-loyalty-event'], r.json.type);
     assert.equal(r.json.partner_id, p.id);
   }
-  return got.map((r) => r.json);
+  return got.map((r) => r.json).sort((a, b) => a.sequence - b.sequence);
 }
 
 /** Nothing of `type` was written for the subscription (deliveries are written with the change, so none is on its way either). */
@@ -196,12 +206,13 @@ describe('subscriptions', () => {
     assert.deepEqual(after.body.data.events, [...EVENT_TYPES], 'a refused change changes nothing');
   });
 
-  it('are at most 10 per partner: the 11th is 409 QUOTA_EXCEEDED', async () => {
+  it('are at most 10 per partner: the 11th is 422 QUOTA_EXCEEDED meta {limit}, the status the code has everywhere', async () => {
     const p = await createPartner(t);
     for (let i = 0; i < 10; i++) assert.equal((await subscribe(p, { url: `${receiver.base}/ok/q${i}`, events: ['*'] })).status, 201);
     const eleventh = await subscribe(p, { url: `${receiver.base}/ok/q10`, events: ['*'] });
-    assert.equal(eleventh.status, 409, eleventh.text);
+    assert.equal(eleventh.status, 422, eleventh.text);
     assert.equal(eleventh.body.code, 'QUOTA_EXCEEDED');
+    assert.deepEqual(eleventh.body.errors, [{ field: 'id', code: 'QUOTA_EXCEEDED', message: 'A partner has at most 10 webhook subscriptions', meta: { limit: 10 } }]);
     assert.equal((await request(t.url, 'GET', '/en/partners/webhooks', { headers: bearer(p.token) })).body.data.length, 10);
     const other = await createPartner(t);
     assert.equal((await subscribe(other, { url: `${receiver.base}/ok/q`, events: ['*'] })).status, 201, 'the limit is per partner');
@@ -411,8 +422,9 @@ describe('events', () => {
         ['transaction.returned', returned.body.data.id],
         ['transaction.reversed', reversed.body.data.id],
       ],
-      'in the order they happened',
+      'sequence increases in the order they happened',
     );
+    assert.equal(new Set(events.map((e) => e.sequence)).size, 5, 'each event its own sequence');
     assert.deepEqual(events[1].data, spent.body.data);
     assert.deepEqual(events[3].data, returned.body.data);
     assert.deepEqual(events[4].data, reversed.body.data);
@@ -434,7 +446,9 @@ describe('events', () => {
     assert.deepEqual(
       events.map((e) => e.type),
       ['card.created', 'transaction.created', 'transaction.created', 'coupon.claimed', 'coupon.redeemed', 'coupon.rolled_back'],
+      'sequence increases in the order they happened, across event types',
     );
+    assert.equal(new Set(events.map((e) => e.sequence)).size, 6, 'each event its own sequence');
     assert.deepEqual(events[0].data, card, 'the card as POST /shop/loyalty-cards answered');
     assert.equal(events[1].data.type, 'bonus');
     assert.equal(events[1].data.points, 25);
@@ -536,48 +550,74 @@ describe('events', () => {
   });
 });
 
+/** A partner with a card to adjust: each adjustment is one transaction.created event. */
+async function adjustable(app: TestApp, p: PartnerFixture) {
+  const card = (await joinProgramme(app, await createCustomer(app), await createProgramme(app, p.id))).id;
+  return async (reason: string, points = 1) => {
+    const res = await request(app.url, 'POST', '/en/shop/points', { headers: apiHeaders(p.apiKey), json: { card_id: card, points, reason } });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data;
+  };
+}
+
 describe('delivery', () => {
   it('retries a 500 and then a 200 with the same event id and body', async () => {
     const p = await createPartner(t);
-    const sub = await subscribed(p, ['*'], 'flaky');
-    const ping = await request(t.url, 'POST', `/en/partners/webhooks/${sub.id}/test`, { headers: bearer(p.token) });
-    assert.equal(ping.status, 202);
+    const adjust = await adjustable(t, p);
+    const sub = await subscribed(p, ['transaction.created'], 'flaky');
+    await adjust('retried');
     await waitFor('two attempts', () => receiver.to(sub.path).length >= 2);
     const [first, second] = receiver.to(sub.path);
     assert.equal(first!.headers['x-loyalty-event-id'], second!.headers['x-loyalty-event-id']);
     assert.equal(first!.body, second!.body);
-    const d = await waitFor('delivered', async () => (await deliveries(p)).find((x) => x.event_id === ping.body.data.event_id && x.status === 'delivered'));
+    const d = await waitFor('delivered', async () => (await deliveries(p)).find((x) => x.event_id === first!.json.id && x.status === 'delivered'));
     assert.equal(d.attempts, 2);
   });
 
-  it("goes in order to a subscription: a later event waits while an earlier one is retried", async () => {
+  it('a ping is attempted once: refused, it ends failed with its one attempt, never retried', async () => {
     const p = await createPartner(t);
-    const shop = await createShop(t, p.id);
-    const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
-    const sub = await subscribed(p, ['transaction.created'], 'fail2');
-    const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
-    const ids: number[] = [];
-    for (const amount of [1, 2, 3]) ids.push((await award(t, p, { card_id: card, shop_id: shop, amount })).body.data.id);
-    await waitFor('all three settled', async () =>
-      (await deliveries(p)).filter((d) => d.subscription_id === sub.id && d.status !== 'pending').length === 3,
-    );
-    // The first event refused (twice, unless the machine is so slow that it ran out of its
-    // schedule meanwhile), then delivered or given up; only then the second and third, in order.
-    const got = receiver.to(sub.path).map((r) => r.json.data.id);
-    const firstTries = got.filter((id) => id === ids[0]).length;
-    assert.ok(firstTries >= 2, `the first event was retried: ${JSON.stringify(got)}`);
-    assert.deepEqual(got, [...Array<number>(firstTries).fill(ids[0]!), ids[1], ids[2]]);
+    const sub = await subscribed(p, ['*'], 'down');
+    const ping = await request(t.url, 'POST', `/en/partners/webhooks/${sub.id}/test`, { headers: bearer(p.token) });
+    assert.equal(ping.status, 202, ping.text);
+    const d = await waitFor('the ping settled', async () => (await deliveries(p)).find((x) => x.event_id === ping.body.data.event_id && x.status !== 'pending'));
+    assert.equal(d.status, 'failed');
+    assert.equal(d.attempts, 1);
+    assert.equal(d.last_status_code, 503);
+    // An event sent after it, to the same receiver, has had its first retry (300 ms) by now:
+    // a ping that were retried would have been too.
+    const adjust = await adjustable(t, p);
+    await adjust('after the ping');
+    await waitFor('the event retried', () => receiver.to(sub.path).filter((r) => r.json.type === 'transaction.created').length >= 2);
+    assert.equal(receiver.to(sub.path).filter((r) => r.json.type === 'ping').length, 1, 'one request for the ping');
+    assert.equal((await deliveries(p)).find((x) => x.event_id === ping.body.data.event_id).attempts, 1);
   });
 
-  it('a receiver that stays down: the first event uses the whole schedule, the ones that waited behind it one attempt each, in order', async () => {
+  it('a ping claimed again after its node died mid-attempt is ended, not sent again', async () => {
+    const p = await createPartner(t);
+    const sub = await subscribed(p, ['*']);
+    // What a node that died during the attempt leaves: the attempt counted, the lease run out.
+    const eventId = randomUUID();
+    await t.app.context.database.db.insert(webhookDeliveries).values({
+      eventId,
+      subscriptionId: sub.id,
+      partnerId: p.id,
+      eventType: 'ping',
+      url: `${receiver.base}${sub.path}`,
+      body: JSON.stringify({ id: eventId, type: 'ping' }),
+      attempts: 1,
+    });
+    t.app.context.services.webhooks.wake();
+    const d = await waitFor('the ping ended', async () => (await deliveries(p)).find((x) => x.event_id === eventId && x.status !== 'pending'));
+    assert.equal(d.status, 'failed');
+    assert.match(d.last_error, /interrupted/);
+    assert.equal(receiver.to(sub.path).length, 0, 'not sent again');
+  });
+
+  it('a receiver that stays down: every event uses its own whole schedule, then ends failed', async () => {
     const p = await createPartner(t);
     const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
     const sub = await subscribed(p, ['transaction.created'], 'down');
     const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
-    // Both events in one transaction (one bulk adjustment, one created_at): when the first has
-    // used its whole schedule, the second is older than the schedule however fast the worker
-    // is. (Two awards made it timing-dependent: the second, created a moment later, could
-    // still be younger than the schedule when its turn came, and was tried twice.)
     const bulk = await request(t.url, 'POST', '/en/shop/points/bulk', {
       headers: apiHeaders(p.apiKey),
       json: { rows: [{ card_id: card, points: 1, reason: 'a' }, { card_id: card, points: 2, reason: 'b' }] },
@@ -587,28 +627,26 @@ describe('delivery', () => {
       const list = (await deliveries(p)).filter((d) => d.subscription_id === sub.id);
       return list.length === 2 && list.every((d) => d.status === 'failed') && list;
     });
-    const [second, first] = settled;
-    // backoff [300, 300, 300]: four attempts (fewer only if a loaded machine made it outlive its schedule).
-    assert.ok(first.attempts >= 2, `first: ${first.attempts} attempts`);
-    assert.equal(second.attempts, 1, 'older than the schedule when its turn came: one attempt');
-    assert.deepEqual(
-      receiver.to(sub.path).map((r) => r.json.id),
-      [...Array<string>(first.attempts).fill(first.event_id), second.event_id],
-    );
+    // backoff [300, 300, 300]: four attempts each, whatever the other's fate.
+    assert.deepEqual(settled.map((d: { attempts: number }) => d.attempts), [4, 4]);
+    assert.equal(receiver.to(sub.path).length, 8);
   });
 
   it('deleting a subscription ends its deliveries not yet made', async () => {
     const p = await createPartner(t);
-    const sub = await subscribed(p, ['*'], 'down');
-    const ping = await request(t.url, 'POST', `/en/partners/webhooks/${sub.id}/test`, { headers: bearer(p.token) });
+    const adjust = await adjustable(t, p);
+    const sub = await subscribed(p, ['transaction.created'], 'down');
+    await adjust('never answered');
     await waitFor('a first attempt', () => receiver.to(sub.path).length >= 1);
+    const eventId = receiver.to(sub.path)[0]!.json.id;
     assert.equal((await request(t.url, 'DELETE', `/en/partners/webhooks/${sub.id}`, { headers: bearer(p.token) })).status, 200);
     const [d] = await deliveries(p);
-    assert.equal(d.event_id, ping.body.data.event_id);
+    assert.equal(d.event_id, eventId);
     assert.equal(d.status, 'failed');
     assert.equal(d.last_error, 'subscription deleted');
+    const attempts = receiver.to(sub.path).length;
     await new Promise((resolve) => setTimeout(resolve, 700));
-    assert.equal(receiver.to(sub.path).length, 1, 'no attempt after the delete');
+    assert.equal(receiver.to(sub.path).length, attempts, 'no attempt after the delete');
   });
 
   it('a receiver that hangs does not slow the API: the award answers while its event is still being attempted', async () => {
@@ -656,5 +694,140 @@ describe('delivery', () => {
     assert.equal(list.length, 1);
     assert.equal(list[0].event_type, 'ping');
     assert.equal(list[0].subscription_id, null);
+  });
+});
+
+/** A receiver that accepts every request and never answers: counts what it holds open. */
+class Hang {
+  open = 0;
+  maxOpen = 0;
+  received = 0;
+  ended = 0;
+  private server!: http.Server;
+  base = '';
+
+  async start() {
+    this.server = http.createServer((req) => {
+      this.received++;
+      this.open++;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      req.resume();
+      req.socket.on('close', () => {
+        this.open--;
+        this.ended++;
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop() {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+describe('independent deliveries, fair slots, limited pings', () => {
+  // Slow failures, so that what the tests look for happens long before any of them ends:
+  // a refused event's next attempt is a minute away, a hanging attempt times out after 30 s.
+  let slow: TestApp;
+  const hang = new Hang();
+  before(async () => {
+    await hang.start();
+    slow = await startTestApp(
+      { ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '30000', RATE_LIMIT_DISABLED: 'false' },
+      undefined,
+      { webhooks: { backoffMs: [60_000], pollIntervalMs: 10_000 } },
+    );
+  });
+  after(async () => {
+    await slow.close();
+    await hang.stop();
+  });
+
+  const subscribeOn = async (p: PartnerFixture, url: string, events: string[]) => {
+    const res = await request(slow.url, 'POST', '/en/partners/webhooks', { headers: bearer(p.token), json: { url, events } });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data as { id: number };
+  };
+  const deliveriesOn = async (p: PartnerFixture): Promise<any[]> =>
+    (await request(slow.url, 'GET', '/en/partners/webhook-deliveries?per_page=100', { headers: bearer(p.token) })).body.data;
+
+  it('a refused event does not delay later events of its subscription: they arrive while it waits for its retry', async () => {
+    const p = await createPartner(slow);
+    const adjust = await adjustable(slow, p);
+    const at = path('poison');
+    await subscribeOn(p, `${receiver.base}${at}`, ['transaction.created']);
+    const poison = await adjust('poison');
+    const later = [await adjust('fine-1'), await adjust('fine-2')];
+    const got = await waitFor('the later events', () => {
+      const fine = receiver.to(at).filter((r) => r.json.data.reason !== 'poison');
+      return fine.length >= 2 && fine;
+    });
+    assert.deepEqual(got.map((r) => r.json.data.id).sort(), later.map((e) => e.id).sort());
+    const first = (await deliveriesOn(p)).find((d) => d.event_id === receiver.to(at).find((r) => r.json.data.id === poison.id)?.json.id);
+    assert.ok(first, 'the refused event was attempted');
+    assert.equal(first.status, 'pending', 'still being retried');
+    assert.equal(first.attempts, 1);
+    assert.ok(Date.parse(first.next_attempt_at) > Date.now() + 30_000, 'its next attempt a minute after the first');
+    const sequences = receiver.to(at).map((r) => [r.json.data.reason, r.json.sequence] as const);
+    const of = (reason: string) => sequences.find(([r]) => r === reason)![1];
+    assert.ok(of('poison') < of('fine-1') && of('fine-1') < of('fine-2'), `receivers can put them back in order: ${JSON.stringify(sequences)}`);
+  });
+
+  it("one partner's hanging receiver holds at most a quarter of the slots: another partner's ping goes at once", async () => {
+    const b = await createPartner(slow);
+    const programme = await createProgramme(slow, b.id);
+    const card = (await joinProgramme(slow, await createCustomer(slow), programme)).id;
+    await subscribeOn(b, `${hang.base}/b`, ['transaction.created']);
+    // 40 events of B at once, to a receiver that never answers.
+    const bulk = await request(slow.url, 'POST', '/en/shop/points/bulk', {
+      headers: apiHeaders(b.apiKey),
+      json: { rows: Array.from({ length: 40 }, (_, i) => ({ card_id: card, points: 1, reason: `b${i}` })) },
+    });
+    assert.ok(bulk.status >= 200 && bulk.status < 300, bulk.text);
+    await waitFor("B's receiver holding 4 attempts", () => hang.open >= 4);
+
+    const a = await createPartner(slow);
+    const at = path();
+    const sub = await subscribeOn(a, `${receiver.base}${at}`, ['*']);
+    const sentAt = Date.now();
+    const ping = await request(slow.url, 'POST', `/en/partners/webhooks/${sub.id}/test`, { headers: bearer(a.token) });
+    assert.equal(ping.status, 202, ping.text);
+    const [got] = await waitFor("A's ping", () => receiver.to(at).length > 0 && receiver.to(at));
+    // Without the share B held all 16 slots, and A's ping waited for B's 30 s timeouts.
+    // (A condition, not a stopwatch: B's attempts end after 30 s, so this fails without the
+    // share however fast or slow the machine; with it, the ping takes what a ping takes.)
+    assert.equal(hang.ended, 0, `A's ping arrived (after ${got!.at - sentAt} ms) while every attempt of B still hung`);
+    assert.equal(hang.maxOpen, 4, 'B never held more than 4 of the 16 slots');
+    const bPending = (await deliveriesOn(b)).filter((d) => d.status === 'pending');
+    assert.equal(bPending.length, 40, "B's events wait their turn; none is lost");
+  });
+
+  it('pings: at most 10 a minute per partner, the 11th is 429 code 1003 with the rate-limit headers; nothing sent for it', async () => {
+    const p = await createPartner(slow);
+    const at = path();
+    const sub = await subscribeOn(p, `${receiver.base}${at}`, ['import.finished']);
+    const test = () => request(slow.url, 'POST', `/en/partners/webhooks/${sub.id}/test`, { headers: bearer(p.token) });
+    for (let i = 1; i <= 10; i++) {
+      const res = await test();
+      assert.equal(res.status, 202, `ping ${i}: ${res.text}`);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '10');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(10 - i));
+    }
+    const eleventh = await test();
+    assert.equal(eleventh.status, 429, eleventh.text);
+    assert.equal(eleventh.body.code, 1003);
+    assert.equal(eleventh.headers.get('x-ratelimit-limit'), '10');
+    assert.equal(eleventh.headers.get('x-ratelimit-remaining'), '0');
+    const retryAfter = Number(eleventh.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal(Number(eleventh.headers.get('x-ratelimit-reset')), retryAfter);
+    assert.equal((await deliveriesOn(p)).length, 10, 'the 11th queued nothing');
+    await waitFor('the 10 pings', () => receiver.to(at).length >= 10);
+    const other = await createPartner(slow);
+    const otherSub = await subscribeOn(other, `${receiver.base}${path()}`, ['*']);
+    const theirs = await request(slow.url, 'POST', `/en/partners/webhooks/${otherSub.id}/test`, { headers: bearer(other.token) });
+    assert.equal(theirs.status, 202, 'the limit is per partner');
   });
 });

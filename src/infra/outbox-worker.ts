@@ -29,7 +29,7 @@ export abstract class OutboxWorker<Row extends { id: number }> {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private again = false;
-  private readonly inFlight = new Map<number, { abort: AbortController; done: Promise<void> }>();
+  private readonly inFlight = new Map<number, { row: Row; abort: AbortController; done: Promise<void> }>();
 
   constructor(
     protected readonly database: Database,
@@ -40,6 +40,10 @@ export abstract class OutboxWorker<Row extends { id: number }> {
   protected abstract claim(limit: number, leaseMs: number): Promise<Row[]>;
   /** Deliver one claimed row and record the attempt; `signal` aborts on stop when asked to. */
   protected abstract deliver(row: Row, signal: AbortSignal): Promise<void>;
+  /** The rows this node is delivering now (for a claim that shares the slots out). */
+  protected inFlightRows(): IterableIterator<Row> {
+    return [...this.inFlight.values()].map((f) => f.row).values();
+  }
   protected onStart(): void {}
   protected onStop(): void {}
 
@@ -111,7 +115,9 @@ export abstract class OutboxWorker<Row extends { id: number }> {
     if (free <= 0) return;
     const claimed = await this.claim(free, this.loop.leaseMs);
     for (const row of claimed) this.launch(row);
-    // A full batch: there may be more due (taken as slots free up).
+    // A full batch: there may be more due (taken as slots free up). A short one may also leave
+    // rows due that the claim held back (a partner at its share): each delivery that ends
+    // wakes the loop again.
     if (claimed.length === free) this.again = true;
   }
 
@@ -123,6 +129,6 @@ export abstract class OutboxWorker<Row extends { id: number }> {
         this.inFlight.delete(row.id);
         this.wake();
       });
-    this.inFlight.set(row.id, { abort, done });
+    this.inFlight.set(row.id, { row, abort, done });
   }
 }

@@ -69,8 +69,6 @@ export const ERRORS = {
   EXPIRED_OFFER: { status: 422, code: 'EXPIRED_OFFER', message: 'error.expired_offer', shapeB: true },
   OUT_OF_RANGE: { status: 422, code: 'OUT_OF_RANGE', message: 'error.out_of_range', shapeB: true },
   QUOTA_EXCEEDED: { status: 422, code: 'QUOTA_EXCEEDED', message: 'error.quota_exceeded', shapeB: true },
-  // DESIGN.md §14: the 11th webhook subscription of a partner is a conflict with what it has
-  SUBSCRIPTION_QUOTA_EXCEEDED: { status: 409, code: 'QUOTA_EXCEEDED', message: 'error.quota_exceeded', shapeB: true },
   SENDER_NOT_APPROVED: { status: 422, code: 2001, message: 'error.sender_not_approved' },
   // 429
   RATE_LIMIT_EXCEEDED: { status: 429, code: 1003, message: 'error.rate_limited' },

@@ -4,13 +4,15 @@
 //
 // in the transaction that makes the change, so the event is sent if and only if the change
 // commits: one delivery to each active subscription of the partner that lists the type (or
-// "*"), all with one event id, signed, retried and recorded like the SMS receipts (§4).
+// "*"), all with one event id and one `sequence` (drawn by that insert), signed, retried and
+// recorded like the SMS receipts (§4), each delivery on its own schedule.
 //
 // emit runs on hot paths (the till's award): when the partner has no subscription for the
 // type it writes nothing and, most of the time, reads nothing either — which types a
 // partner's active subscriptions list is cached here for CACHE_MS, forgotten at once on this
 // node when they change and on every other node when the change's NOTIFY arrives.
 import { randomUUID } from 'node:crypto';
+import { Type, type Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { webhooksRepository as repo } from './webhooks.repository.js';
 
@@ -32,13 +34,28 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The body of every event delivery (DESIGN.md §14). */
-export interface EventBody<T = unknown> {
-  id: string;
-  type: EventType | 'ping';
-  created_at: string;
-  partner_id: number;
-  data: T;
+/** The body of every event delivery (DESIGN.md §14), keys in the order they are sent. */
+export const EventBodySchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The event id, also X-Loyalty-Event-Id: the same on every retry and at every subscription' }),
+  type: Type.String({ description: `One of ${EVENT_TYPES.join(', ')}, or ping (the test button); also X-Loyalty-Event` }),
+  sequence: Type.Integer({
+    minimum: 1,
+    description: "Increases in the order the partner's events are created (with gaps): deliveries are independent and may arrive in any order, so order by this",
+  }),
+  created_at: Type.String({ format: 'date-time' }),
+  partner_id: Type.Integer(),
+  data: Type.Unknown({ description: 'The resource as the API shows it' }),
+});
+
+export type EventBody = Static<typeof EventBodySchema>;
+
+/**
+ * An event body's text around its `sequence`, which the inserting statement draws from the
+ * database: body = head + sequence + tail, exactly JSON.stringify of the EventBody.
+ */
+export interface EventBodyText {
+  head: string;
+  tail: string;
 }
 
 /** What other modules are given: emit an event in their transaction, and ask whether anyone listens. */
@@ -62,8 +79,13 @@ export const noEvents: PartnerEventSink = {
 export const SUBSCRIPTIONS_CACHE_MS = 10_000;
 const CACHE_MAX_PARTNERS = 10_000;
 
-export function eventBody<T>(eventId: string, type: EventType | 'ping', partnerId: number, data: T): EventBody<T> {
-  return { id: eventId, type, created_at: new Date().toISOString(), partner_id: partnerId, data };
+export function eventBodyText(eventId: string, type: EventType | 'ping', partnerId: number, data: unknown): EventBodyText {
+  const json = JSON.stringify(data);
+  if (json === undefined) throw new TypeError(`event ${type}: data is not JSON-serialisable`);
+  return {
+    head: `{"id":${JSON.stringify(eventId)},"type":${JSON.stringify(type)},"sequence":`,
+    tail: `,"created_at":${JSON.stringify(new Date().toISOString())},"partner_id":${JSON.stringify(partnerId)},"data":${json}}`,
+  };
 }
 
 export class PartnerEvents implements PartnerEventSink {
@@ -88,7 +110,7 @@ export class PartnerEvents implements PartnerEventSink {
   async emit(exec: Executor, partnerId: number, type: EventType, data: unknown): Promise<string | undefined> {
     if (!(await this.wants(exec, partnerId, type))) return undefined;
     const eventId = randomUUID();
-    const body = JSON.stringify(eventBody(eventId, type, partnerId, data));
+    const body = eventBodyText(eventId, type, partnerId, data);
     const written = await repo.insertEventDeliveries(exec, { eventId, partnerId, eventType: type, body });
     return written > 0 ? eventId : undefined;
   }

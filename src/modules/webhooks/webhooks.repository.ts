@@ -2,6 +2,7 @@
 // take the owning partner: another partner's delivery is simply not found.
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { executePrepared, type Db, type Executor } from '../../infra/db/index.js';
+import type { EventBodyText } from './webhooks.events.js';
 import { webhookAttempts, webhookDeliveries, webhookSecrets, webhookSubscriptions } from './webhooks.tables.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -15,16 +16,8 @@ export const WEBHOOKS_CHANNEL = 'loyalty_webhooks';
 export const SUBSCRIPTIONS_CHANNEL = 'loyalty_webhook_subscriptions';
 
 const pending = sql`${webhookDeliveries.status} = 'pending'`;
-/**
- * A subscription's deliveries go in the order of their events (DESIGN.md §14, docs/webhooks.md
- * "Order"): one is claimable only while no earlier delivery to the same subscription is
- * pending (waiting for a retry, or in flight). A `ping` is neither held back nor holds others
- * back: it answers the partner's test button at once. SMS receipts to a message's receiptURL
- * (no subscription) are not ordered, as before.
- */
-const inOrder = sql`(${webhookDeliveries.subscriptionId} is null or ${webhookDeliveries.eventType} = 'ping' or not exists (
-  select 1 from webhook_deliveries e
-  where e.subscription_id = ${webhookDeliveries.subscriptionId} and e.status = 'pending' and e.id < ${webhookDeliveries.id} and e.event_type <> 'ping'))`;
+/** Up to this many due deliveries the claim reads their partners off the due index; beyond, it skip-scans the partners. */
+const DUE_SAMPLE = 256;
 const msFromNow = (ms: number) => sql`now() + ${Math.max(0, Math.round(ms))} * interval '1 millisecond'`;
 
 export interface AttemptOutcome {
@@ -76,16 +69,84 @@ export const webhooksRepository = {
    * Claims up to `limit` due deliveries for this worker: locks them (skipping rows another
    * node holds), counts the attempt and moves next_attempt_at past the lease, then commits.
    * Another node sees them again only if this one never reports back (crash).
+   *
+   * Fair between partners (DESIGN.md §14): partner p gets at most `allowance(p)` of them —
+   * `perPartner` less what this node already has in flight for it (`inFlight`) — and the
+   * partners take turns: every partner's oldest due delivery comes before anyone's second.
+   * Which partners have something due: with fewer than DUE_SAMPLE due deliveries in all (the
+   * usual case; none at all on an idle poll) they are read off the due index; with more, by a
+   * skip scan of the pending partner index (one probe per partner with anything pending).
+   * Then each one's due deliveries, oldest first, up to its allowance: a partner's backlog,
+   * however long, costs the claim no more than that.
    */
-  async claimDue(db: Db, limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+  async claimDue(db: Db, limit: number, leaseMs: number, fairness: { perPartner: number; inFlight: ReadonlyMap<number, number> }): Promise<DeliveryRow[]> {
+    const busy = [...fairness.inFlight].filter(([, n]) => n > 0);
+    const busyIds = `{${busy.map(([id]) => id).join(',')}}`;
+    const busyCounts = `{${busy.map(([, n]) => n).join(',')}}`;
+    // An idle poll (nothing due: the usual case) costs one probe of the due index, no transaction.
+    const anything = await executePrepared<{ one: number }>(
+      db,
+      sql`select 1 as one from webhook_deliveries where status = 'pending' and next_attempt_at <= now() order by next_attempt_at limit 1`,
+    );
+    if (anything.length === 0) return [];
+    // The candidates, in turn order (read without locks; a few more than wanted, so that rows
+    // another node is claiming at this moment do not leave this claim short).
+    const candidates = await executePrepared<{ id: number }>(
+      db,
+      sql`with recursive due_sample as materialized (
+              select d.partner_id from webhook_deliveries d
+              where d.status = 'pending' and d.next_attempt_at <= now()
+              order by d.next_attempt_at
+              limit ${DUE_SAMPLE}
+            ),
+            partners_pending as (
+              (select d.partner_id from webhook_deliveries d
+               where d.status = 'pending' and (select count(*) from due_sample) >= ${DUE_SAMPLE}
+               order by d.partner_id limit 1)
+              union all
+              select (select d.partner_id from webhook_deliveries d
+                      where d.status = 'pending' and d.partner_id > p.partner_id order by d.partner_id limit 1)
+              from partners_pending p where p.partner_id is not null
+            ),
+            partners_due as (
+              select distinct s.partner_id from due_sample s where (select count(*) from due_sample) < ${DUE_SAMPLE}
+              union all
+              select p.partner_id from partners_pending p where p.partner_id is not null
+            ),
+            allowance as (
+              select p.partner_id, ${fairness.perPartner}::int - coalesce(b.n, 0) as n
+              from partners_due p
+              left join unnest(${busyIds}::int[], ${busyCounts}::int[]) as b(partner_id, n) on b.partner_id = p.partner_id
+            ),
+            picked as (
+              select a.partner_id, c.id, c.next_attempt_at
+              from allowance a
+              cross join lateral (
+                select d.id, d.next_attempt_at
+                from webhook_deliveries d
+                where d.partner_id = a.partner_id and d.status = 'pending' and d.next_attempt_at <= now()
+                order by d.next_attempt_at, d.id
+                limit greatest(a.n, 0)
+              ) c
+            ),
+            candidates as (
+              select id, next_attempt_at, row_number() over (partition by partner_id order by next_attempt_at, id) as turn
+              from picked
+            )
+        select c.id from candidates c order by c.turn, c.next_attempt_at, c.id limit ${limit * 4}`,
+    );
+    if (candidates.length === 0) return [];
+    const ids = `{${candidates.map((c) => c.id).join(',')}}`;
     return db.transaction(async (tx) => {
-      const due = await tx
-        .select({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(and(pending, sql`${webhookDeliveries.nextAttemptAt} <= now()`, inOrder))
-        .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
-        .limit(limit)
-        .for('update', { skipLocked: true });
+      // Locked by primary key (a plan that cannot turn into a scan of every due row), in turn order.
+      const due = await executePrepared<{ id: number }>(
+        tx,
+        sql`select id from webhook_deliveries
+          where id = any(${ids}::int[]) and status = 'pending' and next_attempt_at <= now()
+          order by array_position(${ids}::int[], id)
+          limit ${limit}
+          for update skip locked`,
+      );
       if (due.length === 0) return [];
       return tx
         .update(webhookDeliveries)
@@ -98,6 +159,17 @@ export const webhooksRepository = {
         )
         .returning();
     });
+  },
+
+  /**
+   * Ends a claimed delivery without an attempt (a ping claimed again after its node died
+   * mid-attempt: pings are sent once). Only if the claim is still this one.
+   */
+  async giveUp(db: Db, deliveryId: number, attemptNo: number, error: string): Promise<void> {
+    await db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', lastError: error })
+      .where(and(eq(webhookDeliveries.id, deliveryId), pending, eq(webhookDeliveries.attempts, attemptNo)));
   },
 
   /**
@@ -131,14 +203,18 @@ export const webhooksRepository = {
 
   /**
    * One event to every active subscription of the partner that lists its type (or "*"): one
-   * statement, whatever their number. Returns how many deliveries it wrote.
+   * statement, whatever their number. It draws the event's `sequence` (and notes the
+   * transaction id beside it, taken first: see webhooks.tables.ts) once for all of them.
+   * Returns how many deliveries it wrote.
    */
-  async insertEventDeliveries(db: Executor, e: { eventId: string; partnerId: number; eventType: string; body: string }): Promise<number> {
+  async insertEventDeliveries(db: Executor, e: { eventId: string; partnerId: number; eventType: string; body: EventBodyText }): Promise<number> {
     const rows = await executePrepared<{ id: number }>(
       db,
-      sql`insert into webhook_deliveries (event_id, subscription_id, partner_id, event_type, url, body)
-        select ${e.eventId}, s.id, s.partner_id, ${e.eventType}, s.url, ${e.body}
-        from webhook_subscriptions s
+      sql`with xact as materialized (select pg_current_xact_id() as id),
+          ev as materialized (select xact.id as xact_id, nextval('webhook_event_sequence') as seq from xact)
+        insert into webhook_deliveries (event_id, subscription_id, partner_id, event_type, url, body, sequence, xact_id)
+        select ${e.eventId}, s.id, s.partner_id, ${e.eventType}, s.url, ${e.body.head}::text || ev.seq::text || ${e.body.tail}::text, ev.seq, ev.xact_id
+        from webhook_subscriptions s, ev
         where s.partner_id = ${e.partnerId} and s.is_active and s.events && array[${e.eventType}, '*']::text[]
         order by s.id
         returning id`,
@@ -147,14 +223,20 @@ export const webhooksRepository = {
     return rows.length;
   },
 
-  /** A ping to one subscription, whatever its event list or state (the test button). */
-  async insertPing(db: Executor, values: { eventId: string; partnerId: number; subscriptionId: number; url: string; body: string }): Promise<DeliveryRow> {
-    const [row] = await db
-      .insert(webhookDeliveries)
-      .values({ ...values, eventType: 'ping' })
-      .returning();
+  /** A ping to one subscription, whatever its event list or state (the test button); it has a `sequence` like any event. */
+  async insertPing(db: Executor, values: { eventId: string; partnerId: number; subscriptionId: number; url: string; body: EventBodyText }): Promise<DeliveryRow> {
+    const [row] = await executePrepared<{ id: number }>(
+      db,
+      sql`with xact as materialized (select pg_current_xact_id() as id),
+          ev as materialized (select xact.id as xact_id, nextval('webhook_event_sequence') as seq from xact)
+        insert into webhook_deliveries (event_id, subscription_id, partner_id, event_type, url, body, sequence, xact_id)
+        select ${values.eventId}, ${values.subscriptionId}::int, ${values.partnerId}::int, 'ping', ${values.url}, ${values.body.head}::text || ev.seq::text || ${values.body.tail}::text, ev.seq, ev.xact_id
+        from ev
+        returning id`,
+    );
     await db.execute(sql`select pg_notify(${WEBHOOKS_CHANNEL}, '')`);
-    return row!;
+    const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, row!.id));
+    return delivery!;
   },
 
   /** The event types the partner's active subscriptions listen to (one indexed read). */

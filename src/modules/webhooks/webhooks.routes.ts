@@ -1,14 +1,16 @@
 // The partner's side of outgoing webhooks: its signing secret (DESIGN.md §7), its event
 // subscriptions with their test ping (§14) and the deliveries made to it with every attempt (§4).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
+import type { RateLimiter } from '../../infra/rate-limit.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { notFound, unwrap } from '../../shared/errors.js';
+import { AppError, notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { EVENT_TYPES } from './webhooks.events.js';
-import type { WebhooksService } from './webhooks.service.js';
+import { PINGS_PER_MINUTE, type WebhooksService } from './webhooks.service.js';
 
 const nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -71,7 +73,36 @@ const UpdateSubscription = Type.Partial(Type.Object(subscriptionFields));
 
 const Deleted = Type.Object(EmptyEnvelope.properties);
 
-export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
+export interface WebhooksRoutesOptions {
+  webhooks: WebhooksService;
+  /** Counts the test pings (in Redis when REDIS_URL is set, so the limit holds across nodes). */
+  rateLimiter: RateLimiter;
+  /** RATE_LIMIT_DISABLED: no limit on pings either. */
+  rateLimitDisabled: boolean;
+}
+
+export const webhooksRoutes: FastifyPluginAsyncTypebox<WebhooksRoutesOptions> = async (app, { webhooks, rateLimiter, rateLimitDisabled }) => {
+  /**
+   * At most PINGS_PER_MINUTE test pings a minute per partner (DESIGN.md §14), answered like
+   * every limit (§3): 429 code 1003 with Retry-After; X-RateLimit-* report this limit when it
+   * is the tighter one (it nearly always is: the token's own allows 200 a minute).
+   */
+  async function limitPings(reply: FastifyReply, partnerId: number): Promise<void> {
+    if (rateLimitDisabled) return;
+    const d = await rateLimiter.consume('webhook_ping', `p${partnerId}`, { perMinute: PINGS_PER_MINUTE, perHour: 0 });
+    const headers = {
+      'x-ratelimit-limit': String(d.limit),
+      'x-ratelimit-remaining': String(d.remaining),
+      'x-ratelimit-reset': String(d.resetSeconds),
+    };
+    if (!d.allowed) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', { params: { seconds: d.retryAfterSeconds }, headers: { ...headers, 'retry-after': String(d.retryAfterSeconds) } });
+    }
+    const tokenRemaining = Number(reply.getHeader('x-ratelimit-remaining') ?? Infinity);
+    if (d.remaining <= tokenRemaining) reply.headers(headers);
+  }
+
+
   app.get(
     '/:locale/partners/webhook-secret',
     {
@@ -125,10 +156,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         tags: ['partners'],
         summary: 'Subscribe a URL to events',
         description:
-          'Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 409 QUOTA_EXCEEDED.',
+          'Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 422 QUOTA_EXCEEDED, meta {limit}.',
         params: LocaleParams,
         body: CreateSubscription,
-        response: { 201: Envelope(Subscription), ...errorResponses(400, 401, 403, 409, 422, 429) },
+        response: { 201: Envelope(Subscription), ...errorResponses(400, 401, 403, 422, 429) },
       },
     },
     async (req, reply) => {
@@ -199,14 +230,15 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       schema: {
         tags: ['partners'],
         summary: 'Send a test event to a subscription',
-        description:
-          'A `ping` event (data: {subscription_id}) is sent at once, whatever the subscription\'s event list or state, and listed among the deliveries; `data` is that delivery.',
+        description: `A \`ping\` event (data: {subscription_id}) is sent at once, whatever the subscription's event list or state, and listed among the deliveries; \`data\` is that delivery. It is attempted once, never retried: its status says how the receiver answered. At most ${PINGS_PER_MINUTE} a minute per partner (every request here counts): beyond, 429 code 1003 with Retry-After.`,
         params: LocaleIdParams,
         response: { 202: Envelope(Delivery), ...errorResponses(401, 403, 404, 429) },
       },
     },
     async (req, reply) => {
-      const delivery = unwrap(await webhooks.ping(principalOf(req, 'partner').partnerId, req.params.id));
+      const partnerId = principalOf(req, 'partner').partnerId;
+      await limitPings(reply, partnerId);
+      const delivery = unwrap(await webhooks.ping(partnerId, req.params.id));
       reply.code(202);
       return envelopeOf(req, delivery, 'webhooks.ping_queued', 202);
     },

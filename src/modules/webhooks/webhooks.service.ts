@@ -12,7 +12,7 @@ import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/e
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { addFieldError } from '../../shared/validation.js';
-import { EVENT_TYPES, eventBody, PartnerEvents } from './webhooks.events.js';
+import { EVENT_TYPES, eventBodyText, PartnerEvents } from './webhooks.events.js';
 import {
   webhooksRepository as repo,
   SUBSCRIPTIONS_CHANNEL,
@@ -106,7 +106,13 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-/** At most this many subscriptions per partner (DESIGN.md §14): the 11th is 409 QUOTA_EXCEEDED. */
+/**
+ * Test pings a partner may send a minute (DESIGN.md §14); beyond, 429 code 1003. Every
+ * request to the test button counts. A ping is attempted once, never retried.
+ */
+export const PINGS_PER_MINUTE = 10;
+
+/** At most this many subscriptions per partner (DESIGN.md §14): the 11th is 422 QUOTA_EXCEEDED (one status for the code, DESIGN.md §3). */
 export const MAX_SUBSCRIPTIONS = 10;
 const MAX_URL_LENGTH = 2048;
 
@@ -243,7 +249,7 @@ export class WebhooksService {
       });
     });
     if (!row) {
-      return fail('SUBSCRIPTION_QUOTA_EXCEEDED', {
+      return fail('QUOTA_EXCEEDED', {
         message: 'webhooks.subscription_limit',
         params: { limit: MAX_SUBSCRIPTIONS },
         items: [{ field: 'id', code: 'QUOTA_EXCEEDED', key: 'webhooks.subscription_limit', params: { limit: MAX_SUBSCRIPTIONS }, meta: { limit: MAX_SUBSCRIPTIONS } }],
@@ -276,12 +282,12 @@ export class WebhooksService {
     return deleted;
   }
 
-  /** The test button: a `ping` to the subscription now, whatever its event list or state. */
+  /** The test button: a `ping` to the subscription now, whatever its event list or state; attempted once. */
   async ping(partnerId: number, id: number): Promise<Result<WebhookDeliveryView>> {
     const sub = await repo.findSubscription(this.database.db, partnerId, id);
     if (!sub) return missing('resource.webhook_subscription');
     const eventId = randomUUID();
-    const body = JSON.stringify(eventBody(eventId, 'ping', partnerId, { subscription_id: sub.id }));
+    const body = eventBodyText(eventId, 'ping', partnerId, { subscription_id: sub.id });
     const row = await repo.insertPing(this.database.db, { eventId, partnerId, subscriptionId: sub.id, url: sub.url, body });
     this.worker.wake();
     return ok(deliveryView(row));

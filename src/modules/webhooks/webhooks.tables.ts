@@ -2,7 +2,7 @@
 // attempt recorded. A delivery row is written in the same transaction as the event it
 // reports, so an event is announced if and only if it happened.
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { partners } from '../partners/partners.tables.js';
 
 const tz = (name: string) => timestamp(name, { withTimezone: true });
@@ -39,6 +39,17 @@ export const webhookSubscriptions = pgTable(
   (t) => [index('webhook_subscriptions_partner_idx').on(t.partnerId, t.id)],
 );
 
+/**
+ * `sequence` of the partner events (DESIGN.md §14): drawn by the insert that emits an event,
+ * so it increases in the order events are created — for every partner at once, with no
+ * per-partner counter row for the award path to queue on. Gaps are normal (a rolled-back
+ * event keeps its number).
+ */
+export const webhookEventSequence = pgSequence('webhook_event_sequence', { startWith: 1, increment: 1, minValue: 1, cache: 1 });
+
+/** PostgreSQL's 64-bit transaction id (`pg_current_xact_id()`), read as its decimal text. */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -47,8 +58,8 @@ export const webhookDeliveries = pgTable(
     eventId: text('event_id').notNull(),
     /**
      * The subscription it goes to (DESIGN.md §14); null for an SMS receipt to its message's
-     * receiptURL (§4), and once the subscription is deleted. A subscription's deliveries go
-     * in order: one waits while an earlier one to the same subscription is pending.
+     * receiptURL (§4), and once the subscription is deleted. Each delivery has its own retry
+     * schedule: none waits for another (receivers order events by `sequence`).
      */
     subscriptionId: integer('subscription_id').references(() => webhookSubscriptions.id, { onDelete: 'set null' }),
     partnerId: integer('partner_id')
@@ -58,6 +69,17 @@ export const webhookDeliveries = pgTable(
     url: text().notNull(),
     /** The exact JSON body sent (and signed) on every attempt. */
     body: text().notNull(),
+    /**
+     * The event's `sequence` (as in its body; the same on its deliveries to several
+     * subscriptions); null for an SMS receipt, whose body is §4's and carries none.
+     */
+    sequence: bigint({ mode: 'number' }),
+    /**
+     * The emitting transaction (`pg_current_xact_id()`), beside `sequence`: numbers are drawn
+     * before commit, so a later number can commit first; a reader listing by `sequence` can
+     * hold back what a transaction still running might precede (docs/decisions.md).
+     */
+    xactId: xid8('xact_id'),
     status: text({ enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     nextAttemptAt: tz('next_attempt_at').notNull().defaultNow(),
@@ -70,7 +92,9 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_event_subscription_key').on(t.eventId, t.subscriptionId),
     index('webhook_deliveries_subscription_pending_idx').on(t.subscriptionId, t.id).where(sql`${t.status} = 'pending'`),
+    // The claim: is anything due; partners with pending deliveries (a skip scan), each one's due ones.
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_partner_due_idx').on(t.partnerId, t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_partner_idx').on(t.partnerId, t.id),
   ],
 );

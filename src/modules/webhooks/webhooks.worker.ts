@@ -22,6 +22,18 @@ export interface WebhookWorkerOptions {
   log?: WorkerLogger;
 }
 
+/**
+ * One partner's deliveries take at most this share of a node's slots (DESIGN.md §14: a
+ * quarter), whether others wait or not — a slot given to a receiver that hangs is not
+ * handed back before its timeout, so waiting for others to arrive would be too late.
+ */
+export const PARTNER_SHARE = 1 / 4;
+
+/** The slots one partner may hold on a node of `concurrency` slots (at least one). */
+export function slotsPerPartner(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency * PARTNER_SHARE));
+}
+
 const USER_AGENT = 'Loyalty-Webhooks/1';
 const MAX_ERROR_LENGTH = 500;
 
@@ -38,7 +50,9 @@ export class WebhookWorker extends OutboxWorker<DeliveryRow> {
   }
 
   protected claim(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
-    return repo.claimDue(this.database.db, limit, leaseMs);
+    const inFlight = new Map<number, number>();
+    for (const row of this.inFlightRows()) inFlight.set(row.partnerId, (inFlight.get(row.partnerId) ?? 0) + 1);
+    return repo.claimDue(this.database.db, limit, leaseMs, { perPartner: slotsPerPartner(this.opts.concurrency), inFlight });
   }
 
   protected override onStart(): void {
@@ -52,6 +66,11 @@ export class WebhookWorker extends OutboxWorker<DeliveryRow> {
 
   protected async deliver(row: DeliveryRow, signal: AbortSignal): Promise<void> {
     const attemptNo = row.attempts;
+    if (row.eventType === 'ping' && attemptNo > 1) {
+      // Claimed again after a node died during its attempt: a ping is sent once (DESIGN.md §14).
+      await repo.giveUp(this.database.db, row.id, attemptNo, 'interrupted (a node stopped during the attempt); pings are not retried');
+      return;
+    }
     // Read at each attempt: after a rotation the old secret signs nothing more.
     const secret = await this.secretOf(row.partnerId);
     const attemptedAt = new Date();
@@ -92,18 +111,13 @@ export class WebhookWorker extends OutboxWorker<DeliveryRow> {
 
   private nextState(delivered: boolean, attemptNo: number, row: DeliveryRow): NextState {
     if (delivered) return { status: 'delivered' };
+    // The test button's ping is sent once: its answer is what the partner wanted to see.
+    if (row.eventType === 'ping') return { status: 'failed' };
+    // Every delivery has its own schedule: none waits for another, so none is held back or
+    // cut short by another's failures (DESIGN.md §14).
     const wait = this.opts.backoffMs[attemptNo - 1];
     if (wait === undefined) return { status: 'failed' };
-    // A subscription's delivery that waited behind earlier ones (they go in order) gets no
-    // fresh 24 h of its own: once it is older than the whole schedule, a failed attempt is its
-    // last. So after a long outage the stale backlog is tried once each, in order, and the
-    // queue reaches the recent events instead of spending a day on each.
-    if (row.subscriptionId !== null && Date.now() - row.createdAt.getTime() >= this.scheduleMs) return { status: 'failed' };
     return { status: 'pending', inMs: wait };
-  }
-
-  private get scheduleMs(): number {
-    return this.opts.backoffMs.reduce((sum, ms) => sum + ms, 0);
   }
 }
 

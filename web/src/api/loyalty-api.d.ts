@@ -1155,7 +1155,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 409 QUOTA_EXCEEDED.
+         * @description Each event of a listed type is POSTed to url, signed like the SMS receipts (X-Loyalty-Signature with the webhook secret, X-Loyalty-Event-Id, X-Loyalty-Event), retried and listed among the webhook deliveries. At most 10 subscriptions: the 11th is 422 QUOTA_EXCEEDED, meta {limit}.
          */
         post: operations["postPartnersWebhooks"];
         delete?: never;
@@ -1203,7 +1203,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to a subscription
-         * @description A `ping` event (data: {subscription_id}) is sent at once, whatever the subscription's event list or state, and listed among the deliveries; `data` is that delivery.
+         * @description A `ping` event (data: {subscription_id}) is sent at once, whatever the subscription's event list or state, and listed among the deliveries; `data` is that delivery. It is attempted once, never retried: its status says how the receiver answered. At most 10 a minute per partner (every request here counts): beyond, 429 code 1003 with Retry-After.
          */
         post: operations["postPartnersWebhooksByIdTest"];
         delete?: never;
@@ -10808,15 +10808,6 @@ export interface operations {
             };
             /** @description Error envelope */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
