@@ -12791,7 +12791,7 @@ export interface operations {
                 "application/json": {
                     card_id: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -12802,9 +12802,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -12952,7 +12952,7 @@ export interface operations {
                 "application/json": {
                     card_id: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -12963,9 +12963,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -13114,7 +13114,7 @@ export interface operations {
                     card_id?: number;
                     partner_card_id?: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -13125,9 +13125,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -13510,10 +13510,10 @@ export interface operations {
                     /** @description A purchase with lines: the lines and quantities coming back */
                     items?: {
                         line_id: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
                     }[];
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description A deduction: the points given back */
                     points?: number;
