@@ -199,7 +199,7 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['partners'],
         summary: "The partner's points transactions as CSV",
-        description: 'Streams text/csv, oldest first, with the filters of the list.',
+        description: 'Streams text/csv, oldest first, with the filters of the list; the columns of POST /shop/transactions/export (last: reverses_id, returns_id).',
         params: LocaleParams,
         querystring: TransactionsQuery,
         produces: ['text/csv'],

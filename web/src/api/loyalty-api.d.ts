@@ -1626,7 +1626,7 @@ export interface paths {
         put?: never;
         /**
          * Export transactions as CSV
-         * @description Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list.
+         * @description Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list. Columns: id, created_at, type, points, amount, balance_after, card_id, user_id, shop_id, receipt_number, reason, reverses_id, returns_id (new columns only at the end).
          */
         post: operations["postShopTransactionsExport"];
         delete?: never;
@@ -2258,7 +2258,7 @@ export interface paths {
         };
         /**
          * The partner's points transactions as CSV
-         * @description Streams text/csv, oldest first, with the filters of the list.
+         * @description Streams text/csv, oldest first, with the filters of the list; the columns of POST /shop/transactions/export (last: reverses_id, returns_id).
          */
         get: operations["getPartnersTransactionsExport"];
         put?: never;
