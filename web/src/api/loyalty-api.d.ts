@@ -755,7 +755,7 @@ export interface paths {
         };
         /**
          * A shop's activity per UTC day
-         * @description `from`..`to` are UTC days, both included (default: the last 30 days ending today; at most 366 days). Counts the ledger entries made at the shop (transactions, purchase amount net of reversed purchases, points in and out, distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). Another partner's shop is 404.
+         * @description `from`..`to` are UTC days, both included (default: the last 30 days ending today; at most 366 days). Counts the ledger entries made at the shop (transactions, purchase amount and points in and out net of reversals and returns, distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). Another partner's shop is 404.
          */
         get: operations["getShopShopsByIdAnalytics"];
         put?: never;
@@ -4231,16 +4231,18 @@ export interface operations {
                                     return: number;
                                 };
                             };
-                            /** @description issued: positive points of purchase, bonus and adjust rows; redeemed: spent at tills (deduct); expired: lapsed lots */
+                            /** @description Net of refunds made in the range (may be negative): issued: positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them; redeemed: points spent on deductions and coupons, less what reversals and returns gave back; expired: lapsed lots */
                             points: {
                                 issued: number;
                                 redeemed: number;
                                 expired: number;
                             };
-                            /** @description Σ purchase amounts recorded in the range; EUR, at most 4 decimals */
+                            /** @description Σ purchase amounts recorded in the range, less the reversed and returned amounts below (net of refunds made in the range); EUR, at most 4 decimals */
                             purchase_amount: number;
                             /** @description Σ amounts of purchases reversed in the range; EUR, at most 4 decimals */
                             reversed_purchase_amount: number;
+                            /** @description Σ amounts of purchases' goods returned in the range; EUR, at most 4 decimals */
+                            returned_purchase_amount: number;
                             sms: {
                                 /** @description Partner messages handed to the carrier in the range */
                                 sent: number;
@@ -4808,14 +4810,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -4937,14 +4943,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5154,14 +5164,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5279,14 +5293,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5386,14 +5404,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -7576,11 +7598,11 @@ export interface operations {
                             to: string;
                             /** @description Ledger entries made at the shop */
                             transactions: number;
-                            /** @description EUR of purchases, less reversed purchases */
+                            /** @description EUR of purchases, less reversed purchases and returned goods (on the day of the refund) */
                             purchase_amount: number;
-                            /** @description Sum of positive ledger entries */
+                            /** @description Points earned, less what reversals and returns took back from earnings */
                             points_awarded: number;
-                            /** @description Sum of negative ledger entries, as a positive number */
+                            /** @description Points spent, as a positive number, less what reversals and returns gave back to deductions */
                             points_deducted: number;
                             unique_customers: number;
                             /** @description Cards whose first ledger entry at any of the partner’s shops was made here, in the window */
@@ -7595,11 +7617,11 @@ export interface operations {
                                 day: string;
                                 /** @description Ledger entries made at the shop */
                                 transactions: number;
-                                /** @description EUR of purchases, less reversed purchases */
+                                /** @description EUR of purchases, less reversed purchases and returned goods (on the day of the refund) */
                                 purchase_amount: number;
-                                /** @description Sum of positive ledger entries */
+                                /** @description Points earned, less what reversals and returns took back from earnings */
                                 points_awarded: number;
-                                /** @description Sum of negative ledger entries, as a positive number */
+                                /** @description Points spent, as a positive number, less what reversals and returns gave back to deductions */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                             }[];
@@ -17376,9 +17398,9 @@ export interface operations {
                             totals: {
                                 /** @description Purchases and deductions recorded at tills */
                                 transactions: number;
-                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                /** @description Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative) */
                                 points_awarded: number;
-                                /** @description Points spent (deductions, offer claims) */
+                                /** @description Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative) */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                                 /** @description Loyalty cards issued in the partner's programmes */
@@ -17392,9 +17414,9 @@ export interface operations {
                                 day: string;
                                 /** @description Purchases and deductions recorded at tills */
                                 transactions: number;
-                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                /** @description Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative) */
                                 points_awarded: number;
-                                /** @description Points spent (deductions, offer claims) */
+                                /** @description Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative) */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                                 /** @description Loyalty cards issued in the partner's programmes */
