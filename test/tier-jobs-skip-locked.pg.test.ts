@@ -51,13 +51,15 @@ describe('tier sweep and re-evaluation on two nodes, with a card held', () => {
   });
 
   /**
-   * The job's result once it has finished — or a failure the moment PostgreSQL shows one of
-   * its connections blocked by the holder (it queued behind the held card instead of skipping
-   * it). Polls until one of the two is true; nothing depends on how long either takes.
+   * The jobs' results once they have all finished — or a failure the moment PostgreSQL shows a
+   * connection blocked by the holder (a job queued behind the held card instead of skipping
+   * it), naming the statement that waits. Polls until one of the two is true; nothing depends
+   * on how long the jobs take.
    */
-  async function withoutWaitingOnHolder<T>(name: string, job: Promise<T>): Promise<T> {
+  async function withoutWaitingOnHolder<T extends unknown[]>(...jobs: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
     let settled: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-    job.then(
+    const all = Promise.all(jobs) as Promise<T>;
+    all.then(
       (value) => (settled = { ok: true, value }),
       (error) => (settled = { ok: false, error }),
     );
@@ -66,15 +68,17 @@ describe('tier sweep and re-evaluation on two nodes, with a card held', () => {
         if (!settled.ok) throw settled.error;
         return settled.value;
       }
-      const { rows } = await observer.query<{ n: number }>(
-        'select count(*)::int as n from pg_stat_activity where datname = current_database() and $1::int = any(pg_blocking_pids(pid))',
+      const { rows } = await observer.query<{ query: string }>(
+        'select query from pg_stat_activity where datname = current_database() and $1::int = any(pg_blocking_pids(pid))',
         [holderPid],
       );
-      if (rows[0]!.n > 0) {
-        // Let the job go on (it then finishes in the after hook's rollback) and fail here.
+      if (rows.length > 0) {
+        // Let the jobs go on (and finish), then fail with what waited.
         await holder.query('rollback').catch(() => undefined);
-        await job.catch(() => undefined);
-        assert.fail(`${name} waited on the card another transaction holds instead of skipping it`);
+        await all.catch(() => undefined);
+        const statement = rows[0]!.query.replace(/\s+/g, ' ');
+        const who = /tier_version/.test(statement) ? "the re-evaluation's claimBehind" : /for update/.test(statement) ? "the tier sweep's tryLockCard" : 'a statement';
+        assert.fail(`${who} waited on the card another transaction holds instead of skipping it: ${statement}`);
       }
       await delay(5);
     }
@@ -110,10 +114,10 @@ describe('tier sweep and re-evaluation on two nodes, with a card held', () => {
     await holder.query('begin');
     await holder.query('select id from loyalty_cards where id = $1 for update', [held]);
 
-    const [swept, reevaluated] = await Promise.all([
-      withoutWaitingOnHolder('the tier sweep', a.app.context.services.ledger.sweepTiers(100)),
-      withoutWaitingOnHolder('the re-evaluation', b.app.context.services.ledger.reevaluateTiers(100)),
-    ]);
+    const [swept, reevaluated] = await withoutWaitingOnHolder(
+      a.app.context.services.ledger.sweepTiers(100),
+      b.app.context.services.ledger.reevaluateTiers(100),
+    );
     assert.ok(swept + reevaluated >= cards.length - 1, `${swept} swept + ${reevaluated} re-evaluated`);
     const rows = await db.select().from(loyaltyCards).where(inArray(loyaltyCards.id, cards));
     for (const row of rows) {
@@ -131,10 +135,7 @@ describe('tier sweep and re-evaluation on two nodes, with a card held', () => {
 
     // The holder ends: the next runs take the card, once, and the programme is done.
     await holder.query('commit');
-    await Promise.all([
-      withoutWaitingOnHolder('the tier sweep', b.app.context.services.ledger.sweepTiers(100)),
-      withoutWaitingOnHolder('the re-evaluation', a.app.context.services.ledger.reevaluateTiers(100)),
-    ]);
+    await withoutWaitingOnHolder(b.app.context.services.ledger.sweepTiers(100), a.app.context.services.ledger.reevaluateTiers(100));
     while ((await a.app.context.services.ledger.reevaluateTiers(100)) > 0);
     const [after] = await db.select().from(loyaltyCards).where(eq(loyaltyCards.id, held));
     assert.equal(after!.tierId, null);
