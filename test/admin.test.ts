@@ -159,8 +159,13 @@ describe('GET /admin/partners/stats', () => {
     await reversePurchase(t, c1p1, p20, '20.0000', at('2024-06-25T00:00:00Z'), 20);
     await purchase(t, c2p1, '9.9900', at('2024-07-01T00:00:00Z'), 9);
     await purchase(t, c2p1, '5.0001', at('2024-05-31T23:59:59.999Z'), 5);
-    await purchase(t, c2p2, '40.0000', at('2024-06-15T00:00:00Z'), 40);
-    await addTransaction(t, c2p2, { type: 'deduct', points: -10, amount: '1.0000', at: at('2024-06-16T00:00:00Z') });
+    const p40 = await purchase(t, c2p2, '40.0000', at('2024-06-15T00:00:00Z'), 40);
+    const d10 = await addTransaction(t, c2p2, { type: 'deduct', points: -10, amount: '1.0000', at: at('2024-06-16T00:00:00Z') });
+    // Returns: a quarter of the 40 purchase's goods, and 4 of the 10 deducted points; one of the
+    // 20 purchase after June, which June does not see.
+    await addTransaction(t, c2p2, { type: 'return', points: -10, amount: '-10.0000', at: at('2024-06-17T00:00:00Z'), returnsId: p40 });
+    await addTransaction(t, c2p2, { type: 'return', points: 4, amount: '-0.4000', at: at('2024-06-18T00:00:00Z'), returnsId: d10 });
+    await addTransaction(t, c2p2, { type: 'return', points: -5, amount: '-5.0000', at: at('2024-07-01T00:00:00Z'), returnsId: p40 });
 
     // SMS: sent = handed to the carrier in the range; the platform's own messages do not count.
     const sms = (id: string, partnerId: number | null, parts: number, sentAt: string | null, createdAt = '2024-06-01T00:00:00Z') => ({
@@ -221,11 +226,14 @@ describe('GET /admin/partners/stats', () => {
       partners: { total: 3, active: 2, new: 2 },
       customers: { total: 3, new: 1 },
       cards: { total: 4, new: 2 },
-      transactions: { count: 10, by_type: { purchase: 3, deduct: 2, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0, return: 0 } },
-      // issued 100 + 20 + 50 + 5 + 40; redeemed 30 + 10; expired 7
-      points: { issued: 215, redeemed: 40, expired: 7 },
-      purchase_amount: 160.5,
+      transactions: { count: 12, by_type: { purchase: 3, deduct: 2, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0, return: 2 } },
+      // Net of refunds: issued 100 + 20 + 50 + 5 + 40, less 20 reversed and 10 returned;
+      // redeemed 30 + 10, less 4 given back; expired 7.
+      points: { issued: 185, redeemed: 36, expired: 7 },
+      // 100.5 + 20 + 40, less 20 reversed and 10 returned.
+      purchase_amount: 130.5,
       reversed_purchase_amount: 20,
+      returned_purchase_amount: 10,
       // charged 0.058 + 0.029 + 0.116 + 0.087, refunded 0.116
       sms: { sent: 3, parts: 6, revenue: 0.174 },
     });
@@ -243,14 +251,20 @@ describe('GET /admin/partners/stats', () => {
       customers: { total: 2, new: 2 },
       cards: { total: 2, new: 2 },
       transactions: { count: 8, by_type: { purchase: 2, deduct: 1, adjust: 2, bonus: 1, expire: 1, reversal: 1, redeem: 0, game: 0, return: 0 } },
-      points: { issued: 175, redeemed: 30, expired: 7 },
-      purchase_amount: 120.5,
+      points: { issued: 155, redeemed: 30, expired: 7 },
+      purchase_amount: 100.5,
       reversed_purchase_amount: 20,
+      returned_purchase_amount: 0,
       sms: { sent: 2, parts: 3, revenue: 0.087 },
     });
     const two = await stats(`?from=2024-06-01&to=2024-06-30&partner_id=${p2.id}`);
     assert.deepEqual(two.body.data.customers, { total: 2, new: 0 });
     assert.deepEqual(two.body.data.partners, { total: 1, active: 1, new: 0 });
+    // P2's June: the 40 purchase less a quarter returned; 10 deducted less 4 given back.
+    assert.deepEqual([two.body.data.points, two.body.data.purchase_amount, two.body.data.returned_purchase_amount], [{ issued: 30, redeemed: 6, expired: 0 }, 30, 10]);
+    // July sees the other return alone: a month of refunds without sales is negative.
+    const july = await stats(`?from=2024-07-01&to=2024-07-01&partner_id=${p2.id}`);
+    assert.deepEqual([july.body.data.points.issued, july.body.data.purchase_amount, july.body.data.returned_purchase_amount], [-5, -5, 5]);
   });
 
   it('takes whole UTC days: a one-day range sees only that day', async () => {

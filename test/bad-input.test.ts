@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createAdmin, createPartner, type AdminFixture, type PartnerFixture } from './helpers/fixtures.js';
+import { claimCoupon, couponAction, createOffer } from './helpers/engagement.js';
 import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
+import { award, createCustomer, createProgramme, createShop, joinProgramme } from './helpers/loyalty.js';
 
 function assertEnvelope(res: Response, status: number, code: number | string) {
   assert.equal(res.status, status, res.text);
@@ -79,6 +81,81 @@ describe('bad input', () => {
   it('answers headers over 16 KiB (a huge URL) with the 431 envelope and a request id', async () => {
     const res = await request(t.url, 'GET', `/en/shop/loyalty-cards?card_number=${'9'.repeat(20_000)}`, { headers: apiHeaders(partner.apiKey) });
     assertEnvelope(res, 431, 431);
+  });
+
+  describe('decimals sent as text', () => {
+    // Quantities and EUR amounts come as a number or, for exactness, as decimal text; the
+    // number form is capped at 10^9, and the text form must be too (it used to take up to
+    // 9,999,999,999.999). Each case is a 422 on exactly that field and writes nothing.
+    let shop: number;
+    let card: number;
+    let holder: Awaited<ReturnType<typeof createCustomer>>;
+    before(async () => {
+      shop = await createShop(t, partner.id);
+      holder = await createCustomer(t);
+      // 1 point per 1,000 EUR, so that the largest amount stays within one operation's points.
+      card = (await joinProgramme(t, holder, await createProgramme(t, partner.id, { pointsPerCurrency: '1', currencyAmount: '1000' }))).id;
+    });
+    const line = (fields: Record<string, unknown>) => ({ items: [{ line_id: 'a', quantity: 1, amount: 1, ...fields }] });
+    const over: Array<[Record<string, unknown>, string]> = [
+      [line({ quantity: '9999999999.999' }), 'items.0.quantity'],
+      [line({ quantity: '1000000000.001' }), 'items.0.quantity'],
+      [line({ quantity: 1_000_000_000.001 }), 'items.0.quantity'],
+      [line({ amount: '9999999999.9999' }), 'items.0.amount'],
+      [line({ amount: '1000000000.0001' }), 'items.0.amount'],
+      [{ amount: '9999999999.9999' }, 'amount'],
+      [{ amount: '1000000000.0001' }, 'amount'],
+      [{ amount: 1_000_000_000.0001 }, 'amount'],
+    ];
+    const transactions = async () =>
+      (await request(t.url, 'GET', `/en/partners/transactions?card_id=${card}`, { headers: bearer(partner.token) })).body.meta.total;
+
+    it('are refused above 1,000,000,000 in awards and previews, like numbers', async () => {
+      for (const path of ['/en/shop/transactions/create', '/en/shop/transactions/preview']) {
+        for (const [body, field] of over) {
+          const res = await request(t.url, 'POST', path, { headers: apiHeaders(partner.apiKey), json: { card_id: card, shop_id: shop, ...body } });
+          assertEnvelope(res, 422, 422);
+          assert.deepEqual(Object.keys(res.body.errors), [field], `${path} ${JSON.stringify(body)}: ${res.text}`);
+        }
+      }
+      assert.equal(await transactions(), 0);
+    });
+
+    it('are taken up to 1,000,000,000 exactly', async () => {
+      const res = await award(t, partner, { card_id: card, shop_id: shop, items: [{ quantity: '1000000000.000', amount: '1000000000' }] });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.amount, 1_000_000_000);
+      assert.equal(res.body.data.items[0].quantity, 1_000_000_000);
+      const plain = await award(t, partner, { card_id: card, shop_id: shop, amount: '999999999.9999' });
+      assert.equal(plain.status, 201, plain.text);
+    });
+
+    it('are refused above 1,000,000,000 in returns', async () => {
+      const sale = await award(t, partner, { card_id: card, shop_id: shop, items: [{ line_id: 'a', quantity: 2, amount: 10 }] });
+      assert.equal(sale.status, 201, sale.text);
+      const plain = await award(t, partner, { card_id: card, shop_id: shop, amount: 10 });
+      const before = await transactions();
+      for (const [id, body, field] of [
+        [sale.body.data.id, { items: [{ line_id: 'a', quantity: '9999999999.999' }] }, 'items.0.quantity'],
+        [plain.body.data.id, { amount: '9999999999.9999' }, 'amount'],
+      ] as const) {
+        const res = await request(t.url, 'POST', `/en/shop/transactions/${id}/return`, { headers: apiHeaders(partner.apiKey), json: body });
+        assertEnvelope(res, 422, 422);
+        assert.deepEqual(Object.keys(res.body.errors), [field], res.text);
+      }
+      assert.equal(await transactions(), before);
+    });
+
+    it('are refused above 1,000,000,000 as the amount of a coupon redemption', async () => {
+      const coupon = await claimCoupon(t, holder, (await createOffer(t, partner, {})).id);
+      for (const amount of ['9999999999.9999', '1000000000.0001', 1_000_000_000.0001]) {
+        const res = await couponAction(t, partner, coupon.id, 'redeem', { shop_id: shop, amount });
+        assertEnvelope(res, 422, 422);
+        assert.deepEqual(Object.keys(res.body.errors), ['amount'], res.text);
+      }
+      const ok = await couponAction(t, partner, coupon.id, 'redeem', { shop_id: shop, amount: '1000000000.0000' });
+      assert.equal(ok.status, 200, ok.text);
+    });
   });
 
   describe('content types', () => {

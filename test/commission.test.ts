@@ -157,10 +157,12 @@ describe('commission figures', () => {
     period: '2024-03',
     purchase_amount: 233.4271,
     reversed_amount: 100,
+    returned_amount: 0,
     base_amount: 133.4271,
     commission_amount: 4.5869,
     purchases_count: 5,
     reversals_count: 1,
+    returns_count: 0,
   };
   const figures = (data: Record<string, unknown>) => {
     const { status: _s, stored: _st, computed_at: _c, locked_at: _l, ...rest } = data;
@@ -360,6 +362,7 @@ describe('commission of purchases recorded through the API', () => {
   };
   const eur = (u: bigint) => Number(u) / 10_000;
 
+  let marchPurchase = 0;
   async function buy(amount: string, rateHundredths: bigint): Promise<number> {
     const res = await award(app, p, { card_id: cardId, shop_id: shop, amount: Number(amount) });
     assert.equal(res.status, 201, res.text);
@@ -386,10 +389,12 @@ describe('commission of purchases recorded through the API', () => {
       period: '2026-03',
       purchase_amount: eur(purchased),
       reversed_amount: eur(reversed),
+      returned_amount: 0,
       base_amount: eur(purchased - reversed),
       commission_amount: eur(commission),
       purchases_count: booked.filter((b) => b.units > 0n).length,
       reversals_count: booked.filter((b) => b.units < 0n).length,
+      returns_count: 0,
     };
   }
   const figures = (data: Record<string, unknown>) => {
@@ -421,7 +426,7 @@ describe('commission of purchases recorded through the API', () => {
     const second = await buy('33.3333', 250n);
     // 10 March (2.5 %): a purchase, and a redemption with its own EUR amount and its reversal.
     clock.advanceDays(8);
-    await buy('19.99', 250n);
+    marchPurchase = await buy('19.99', 250n);
     const redeemed = await deduct(app, p, { card_id: cardId, shop_id: shop, points: 100 });
     assert.equal(redeemed.status, 201, redeemed.text);
     assert.ok(redeemed.body.data.amount > 0, 'a redemption carries the EUR value redeemed');
@@ -483,5 +488,49 @@ describe('commission of purchases recorded through the API', () => {
       [aprilFigures.body.data.purchase_amount, aprilFigures.body.data.reversed_amount, aprilFigures.body.data.base_amount, aprilFigures.body.data.commission_amount],
       [70, 33.3333, 36.6667, 1.9667],
     );
+  });
+
+  it('is net of returns like reversals: at the rate of the purchase, in the month of the return; a locked month never changes', async () => {
+    const lockedBefore = (await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-03`)).body.data;
+    const statusBefore = (await admin('GET', `/en/admin/partners/${p.id}/commission/lock-status`)).body.data;
+    const returnOf = async (id: number, amount: number) => {
+      const res = await request(app.url, 'POST', `/en/shop/transactions/${id}/return`, { headers: apiHeaders(p.apiKey), json: { amount } });
+      assert.equal(res.status, 201, res.text);
+    };
+    // April: goods of the locked March's 19.99 purchase (2.5 %) come back, 9.99 of them; then
+    // 20 of a new 70 purchase (4 %), whose reversal afterwards undoes only the 50 left.
+    clock.advanceDays(1);
+    await returnOf(marchPurchase, 9.99);
+    const aprilSale = await award(app, p, { card_id: cardId, shop_id: shop, amount: 70 });
+    assert.equal(aprilSale.status, 201, aprilSale.text);
+    await returnOf(aprilSale.body.data.id, 20);
+    const voided = await request(app.url, 'POST', `/en/shop/transactions/${aprilSale.body.data.id}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+    assert.equal(voided.status, 201, voided.text);
+    assert.equal(voided.body.data.amount, -50);
+
+    // By hand, April: purchases 70 + 70; reversed 33.3333 (March, 2.5 %) + 50 (4 %); returned
+    // 9.99 (March, 2.5 %) + 20 (4 %). Commission 2.8 + 2.8 − 0.8333325 − 2 − 0.24975 − 0.8
+    // = 1.7169175 → 1.7169 (without the returns it would read 2.7666675 → 2.7667).
+    const want = {
+      period: '2026-04',
+      purchase_amount: 140,
+      reversed_amount: 83.3333,
+      returned_amount: 29.99,
+      base_amount: 26.6767,
+      commission_amount: 1.7169,
+      purchases_count: 2,
+      reversals_count: 2,
+      returns_count: 2,
+    };
+    const live = await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-04`);
+    assert.equal(live.status, 200, live.text);
+    assert.deepEqual(figures(live.body.data), want);
+    const synced = await admin('POST', `/en/admin/partners/${p.id}/commission/force-sync`, { period: '2026-04' });
+    assert.equal(synced.status, 200, synced.text);
+    assert.deepEqual(figures(synced.body.data), want);
+
+    // March, locked before its goods came back, reads exactly as it did.
+    assert.deepEqual((await admin('GET', `/en/admin/partners/${p.id}/commission?period=2026-03`)).body.data, lockedBefore);
+    assert.deepEqual((await admin('GET', `/en/admin/partners/${p.id}/commission/lock-status`)).body.data, statusBefore);
   });
 });

@@ -452,7 +452,7 @@ describe('points ledger', () => {
       assert.equal(csv.status, 200);
       assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
       const lines = (await csv.text()).trim().split('\r\n');
-      assert.equal(lines[0], 'id,created_at,type,points,amount,balance_after,card_id,user_id,shop_id,receipt_number,reason,reverses_id');
+      assert.equal(lines[0], 'id,created_at,type,points,amount,balance_after,card_id,user_id,shop_id,receipt_number,reason,reverses_id,returns_id');
       assert.equal(lines.length, 4);
       assert.ok(lines.some((l) => l.includes(`"'=HYPERLINK(""x"")"`)), 'a formula is neutralised and quoted');
 
@@ -465,6 +465,32 @@ describe('points ledger', () => {
 
       const refused = await request(t.url, 'GET', '/en/shop/transactions', { headers: apiHeaders(p.apiKey) });
       assert.equal(refused.status, 401);
+    });
+
+    it('the CSV export names the entry a reversal reverses and the one a return returns', async () => {
+      const card = await joinProgramme(t, await createCustomer(t), await createProgramme(t, p.id));
+      const sale = (await award(t, p, { card_id: card.id, shop_id: shop, amount: 30 })).body.data;
+      const voided = (await award(t, p, { card_id: card.id, shop_id: shop, amount: 5 })).body.data;
+      const back = await request(t.url, 'POST', `/en/shop/transactions/${sale.id}/return`, { headers: apiHeaders(p.apiKey), json: { amount: 10 } });
+      assert.equal(back.status, 201, back.text);
+      const reversal = await request(t.url, 'POST', `/en/shop/transactions/${voided.id}/reverse`, { headers: apiHeaders(p.apiKey), json: {} });
+      assert.equal(reversal.status, 201, reversal.text);
+
+      const csv = await fetch(`${t.url}/en/shop/transactions/export`, {
+        method: 'POST',
+        headers: { ...apiHeaders(p.apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ card_id: card.id }),
+      });
+      const [header, ...rows] = (await csv.text()).trim().split('\r\n');
+      const columns = header!.split(',');
+      const byId = new Map(rows.map((r) => [Number(r.split(',')[0]), Object.fromEntries(r.split(',').map((v, i) => [columns[i], v]))]));
+      const refs = (id: number) => [byId.get(id)!.type, byId.get(id)!.reverses_id, byId.get(id)!.returns_id];
+      assert.deepEqual(refs(sale.id), ['purchase', '', '']);
+      assert.deepEqual(refs(back.body.data.id), ['return', '', String(sale.id)]);
+      assert.deepEqual(refs(reversal.body.data.id), ['reversal', String(voided.id), '']);
+      // The same file from the console's export.
+      const partnerCsv = await fetch(`${t.url}/en/partners/transactions/export?card_id=${card.id}`, { headers: bearer(p.token) });
+      assert.equal((await partnerCsv.text()).trim(), [header, ...rows].join('\r\n'));
     });
   });
 });

@@ -6,7 +6,7 @@ import { utcDay, addDays } from '../src/shared/calendar.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { claimCoupon, couponAction, createOffer } from './helpers/engagement.js';
 import { createAdmin, createPartner, type PartnerFixture } from './helpers/fixtures.js';
-import { bearer, request } from './helpers/http.js';
+import { apiHeaders, bearer, request } from './helpers/http.js';
 import { award, createCustomer, createProgramme, createShop, deduct, joinProgramme } from './helpers/loyalty.js';
 import { createSmsPartner, LT_OK, send } from './helpers/sms.js';
 
@@ -83,6 +83,31 @@ describe('partner statistics per day', () => {
     const bad = await request(t.url, 'GET', '/en/partners/stats?from=yesterday', { headers: bearer(a.token) });
     assert.equal(bad.status, 422);
     assert.deepEqual(Object.keys(bad.body.errors), ['from']);
+  });
+
+  it('is net of reversals and returns: points taken back lower points_awarded, points given back lower points_deducted', async () => {
+    const totals = async () => (await request(t.url, 'GET', `/en/partners/stats?from=${yesterday}&to=${today}`, { headers: bearer(a.token) })).body.data.totals;
+    const before = await totals();
+    const programme = await createProgramme(t, a.id);
+    const shop = await createShop(t, a.id);
+    const card = await joinProgramme(t, await createCustomer(t), programme);
+    const post = async (path: string, json: Record<string, unknown>) => {
+      const res = await request(t.url, 'POST', path, { headers: apiHeaders(a.apiKey), json });
+      assert.equal(res.status, 201, res.text);
+      return res.body.data as { id: number; points: number };
+    };
+    const sale = await post('/en/shop/transactions/create', { card_id: card.id, shop_id: shop, amount: 30 });
+    const voided = await post('/en/shop/transactions/create', { card_id: card.id, shop_id: shop, amount: 12 });
+    const spend = await post('/en/shop/transactions/deduct-points', { card_id: card.id, shop_id: shop, points: 6 });
+    const returned = await post(`/en/shop/transactions/${sale.id}/return`, { amount: 10 });
+    const reversal = await post(`/en/shop/transactions/${voided.id}/reverse`, {});
+    const givenBack = await post(`/en/shop/transactions/${spend.id}/return`, { points: 2 });
+    assert.ok(returned.points < 0 && reversal.points < 0 && givenBack.points === 2);
+    const after = await totals();
+    assert.equal(after.points_awarded - before.points_awarded, sale.points + voided.points + returned.points + reversal.points);
+    assert.equal(after.points_deducted - before.points_deducted, 6 - 2);
+    // Transactions stay the till's purchases and deductions.
+    assert.equal(after.transactions - before.transactions, 3);
   });
 
   it('needs a partner token', async () => {

@@ -225,7 +225,8 @@ describe('shops beyond the list', () => {
 
       // Day 1 (2026-03-01): purchases at both shops.
       assert.equal((await award(t, p, { card_id: card1.id, shop_id: s1, amount: 10.5, receipt_number: 'A-1' })).status, 201);
-      assert.equal((await award(t, p, { card_id: card2.id, shop_id: s1, amount: 20.25, receipt_number: 'A-2' })).status, 201);
+      const bigSale = await award(t, p, { card_id: card2.id, shop_id: s1, amount: 20.25, receipt_number: 'A-2' });
+      assert.equal(bigSale.status, 201, bigSale.text);
       assert.equal((await award(t, p, { card_id: card1.id, shop_id: s2, amount: 5, receipt_number: 'B-1' })).status, 201);
       // Day 2: a deduction and a redeemed coupon at S1; a purchase reversed.
       clock.advanceDays(1);
@@ -234,6 +235,14 @@ describe('shops beyond the list', () => {
       const toReverse = await award(t, p, { card_id: card2.id, shop_id: s1, amount: 3, receipt_number: 'A-3' });
       assert.equal(toReverse.status, 201);
       const reversed = await request(t.url, 'POST', `/en/shop/transactions/${toReverse.body.data.id}/reverse`, { headers: apiHeaders(p.apiKey), json: { reason: 'returned' } });
+      // …and goods of day 1's sale come back (5.25 EUR, 5 points), and 3 of the deducted points.
+      const returnOf = async (id: number, json: Record<string, unknown>) => {
+        const res = await request(t.url, 'POST', `/en/shop/transactions/${id}/return`, { headers: apiHeaders(p.apiKey), json });
+        assert.equal(res.status, 201, res.text);
+        return res.body.data;
+      };
+      assert.equal((await returnOf(bigSale.body.data.id, { amount: 5.25 })).points, -5);
+      assert.equal((await returnOf(deducted.body.data.id, { points: 3 })).points, 3);
       const offer = await createOffer(t, p, {});
       const coupon = await claimCoupon(t, c1, offer.id);
       assert.equal((await couponAction(t, p, coupon.id, 'redeem', { shop_id: s1 })).status, 200);
@@ -244,18 +253,25 @@ describe('shops beyond the list', () => {
       // The expected figures, from the ledger as the API lists it.
       const ledger = await request(t.url, 'GET', '/en/shop/points?per_page=100', { headers: apiHeaders(p.apiKey) });
       assert.equal(ledger.status, 200);
-      const entries = (ledger.body.data as Array<{ id: number; shop_id: number | null; type: string; points: number; amount: number | null; user_id: number; card_id: number; created_at: string; reverses_id?: number | null }>)
-        .filter((e) => e.created_at < '2026-03-03');
+      type Entry = { id: number; shop_id: number | null; type: string; points: number; amount: number | null; user_id: number; card_id: number; created_at: string; reverses_id: number | null; returns_id: number | null };
+      const entries = (ledger.body.data as Entry[]).filter((e) => e.created_at < '2026-03-03');
       const byId = new Map(entries.map((e) => [e.id, e]));
       const at = (shop: number) => entries.filter((e) => e.shop_id === shop);
-      const expected = (rows: typeof entries) => ({
+      // A reversal or return counts against what it undoes: an earning's points taken back
+      // lower points_awarded, a spend's points given back lower points_deducted; refunded
+      // purchase amounts lower purchase_amount.
+      const undone = (e: Entry) => byId.get(e.reverses_id ?? e.returns_id ?? -1);
+      const awarded = (e: Entry) => (undone(e) ? (undone(e)!.points > 0 ? e.points : 0) : Math.max(e.points, 0));
+      const spent = (e: Entry) => (undone(e) ? (undone(e)!.points < 0 ? -e.points : 0) : Math.max(-e.points, 0));
+      const expected = (rows: Entry[]) => ({
         transactions: rows.length,
-        purchase_amount: Math.round(rows.reduce((sum, e) => sum + (e.type === 'purchase' || (e.type === 'reversal' && byId.get(e.reverses_id!)?.type === 'purchase') ? (e.amount ?? 0) : 0), 0) * 10000) / 10000,
-        points_awarded: rows.reduce((sum, e) => sum + Math.max(e.points, 0), 0),
-        points_deducted: rows.reduce((sum, e) => sum + Math.max(-e.points, 0), 0),
+        purchase_amount: Math.round(rows.reduce((sum, e) => sum + (e.type === 'purchase' || undone(e)?.type === 'purchase' ? (e.amount ?? 0) : 0), 0) * 10000) / 10000,
+        points_awarded: rows.reduce((sum, e) => sum + awarded(e), 0),
+        points_deducted: rows.reduce((sum, e) => sum + spent(e), 0),
       });
       assert.ok([200, 201].includes(reversed.status), reversed.text);
       assert.ok(entries.some((e) => e.type === 'reversal' && e.shop_id === s1), 'the reversal is at the shop');
+      assert.equal(entries.filter((e) => e.type === 'return' && e.shop_id === s1).length, 2, 'the returns are at the shop');
 
       const res = await request(t.url, 'GET', `/en/shop/shops/${s1}/analytics?from=2026-03-01&to=2026-03-02`, { headers: apiHeaders(p.apiKey) });
       assert.equal(res.status, 200, res.text);
@@ -268,6 +284,9 @@ describe('shops beyond the list', () => {
         { transactions: data.transactions, purchase_amount: data.purchase_amount, points_awarded: data.points_awarded, points_deducted: data.points_deducted },
         expected(at(s1)),
       );
+      // By hand: purchases 10.5 + 20.25 + 3, less 3 reversed and 5.25 returned; points 10 + 20
+      // + 3 earned, less 3 reversed and 5 returned; 7 deducted, less 3 given back.
+      assert.deepEqual([data.transactions, data.purchase_amount, data.points_awarded, data.points_deducted], [7, 25.5, 25, 4]);
       assert.equal(data.unique_customers, new Set(at(s1).map((e) => e.user_id)).size);
       assert.equal(data.new_cards, 2); // both cards' first till entry was at S1
       assert.equal(data.coupons_redeemed, 1);

@@ -160,6 +160,14 @@ const core = {
     en: 'May have at most {limit} decimal places',
     lt: 'Gali būti ne daugiau kaip {limit} skaitmenys po kablelio',
   },
+  'validation.decimal_text_3': {
+    en: 'Must be a decimal no greater than 1000000000 with at most 3 decimal places',
+    lt: 'Turi būti dešimtainis skaičius ne didesnis nei 1000000000, ne daugiau kaip 3 skaitmenys po kablelio',
+  },
+  'validation.decimal_text_4': {
+    en: 'Must be a decimal no greater than 1000000000 with at most 4 decimal places',
+    lt: 'Turi būti dešimtainis skaičius ne didesnis nei 1000000000, ne daugiau kaip 4 skaitmenys po kablelio',
+  },
   'validation.unstorable_text': {
     en: 'May not contain NUL characters or unpaired surrogates',
     lt: 'Negali būti NUL simbolių ar neporinių surogatų',

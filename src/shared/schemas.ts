@@ -14,6 +14,33 @@ export const LocaleIdParams = Type.Object({ locale: LocaleParam, id: IdParam });
 
 export const DateTime = Type.String({ format: 'date-time' });
 
+/** The largest quantity or EUR amount a body takes, as a number or as decimal text. */
+export const MAX_DECIMAL = 1_000_000_000;
+
+/**
+ * A quantity or EUR amount as a number or, for exactness, as decimal text — with the same
+ * bounds either way: 0..1,000,000,000 (`positive`: above 0), at most `places` decimals. The
+ * text form's pattern spells the upper bound out (≤ 9 integer digits, or 1000000000 with
+ * zero decimals), so that "9999999999.999" is a 422 on the field like 9999999999.999 is.
+ * The decimal places of the number form and the zero of the text form are checked where the
+ * value is parsed (they need exact arithmetic).
+ */
+export function DecimalInput(places: 3 | 4, positive: boolean, description: string) {
+  const fraction = `(\\.\\d{1,${places}})?`;
+  return Type.Union(
+    [
+      Type.Number({ ...(positive ? { exclusiveMinimum: 0 } : { minimum: 0 }), maximum: MAX_DECIMAL }),
+      Type.String({
+        pattern: `^(\\d{1,9}${fraction}|1000000000(\\.0{1,${places}})?)$`,
+        maxLength: 20,
+        description: `Decimal text, ${positive ? '> 0' : '≥ 0'} and ≤ ${MAX_DECIMAL}, at most ${places} decimals`,
+        'x-message': places === 3 ? 'validation.decimal_text_3' : 'validation.decimal_text_4',
+      }),
+    ],
+    { description },
+  );
+}
+
 /** A name-like text: 1..max characters, not only white space. */
 export const Name = (maxLength = 255) =>
   Type.String({ minLength: 1, maxLength, pattern: '\\S', 'x-message': 'validation.not_blank' });

@@ -43,6 +43,7 @@ export interface LedgerRow {
   amount?: string;
   at: Date;
   reversesId?: number;
+  returnsId?: number;
 }
 
 /** Appends a ledger row (balance_after is the running sum; reporting ignores it). */
@@ -63,6 +64,7 @@ export async function addTransaction(t: TestApp, card: LedgerCard, row: LedgerRo
       amount: row.amount ?? null,
       balanceAfter: Math.max(0, balance + row.points),
       reversesId: row.reversesId ?? null,
+      returnsId: row.returnsId ?? null,
       createdAt: row.at,
     })
     .returning({ id: pointsTransactions.id });

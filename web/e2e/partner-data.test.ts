@@ -4,6 +4,7 @@
 // attachment downloads; and the console works by keyboard alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { WebSocket } from 'playwright-core';
 import { apiHeaders, request } from '../../test/helpers/http.js';
 import { openNav, signIn } from './helpers/console.js';
 import { PARTNER_PAGES, seededApp } from './helpers/pages.js';
@@ -107,6 +108,49 @@ describe('partner console with data', () => {
     await page.keyboard.type('Keyboard till');
     await page.keyboard.press('Enter');
     await page.getByTestId('api-secret').waitFor();
+    await page.close();
+  });
+
+  it('moves quickly between the pages with live updates on one socket, without a console error, and closes it on sign-out', async () => {
+    const { t, browser } = s;
+    const page = await browser.context.newPage();
+    const before = browser.problems.length;
+    const sockets: WebSocket[] = [];
+    page.on('websocket', (ws) => sockets.push(ws));
+    // Signed in by the first test (the session is kept in this browser's storage).
+    await page.goto(`${t.url}/dashboard/`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    // The first channel authorisation is held until the page that asked for it is gone.
+    let release: (() => Promise<void>) | undefined;
+    const authorising = new Promise<void>((resolve) => {
+      void page.route('**/shop/wsvendor/token', async (route) => {
+        if (release) return route.continue();
+        release = () => route.continue();
+        resolve();
+      });
+    });
+    await openNav(page, 'Imports');
+    await authorising;
+    await openNav(page, 'SMS');
+    const answered = page.waitForResponse((r) => r.url().includes('/shop/wsvendor/token'));
+    await release!();
+    await (await answered).finished();
+    await page.getByText('Statuses update live.').waitFor();
+    // Back and forth without waiting for anything but the page itself.
+    for (let i = 0; i < 4; i++) {
+      await openNav(page, 'Imports');
+      await openNav(page, 'Overview');
+      await openNav(page, 'SMS');
+    }
+    await page.getByText('Statuses update live.').waitFor();
+    assert.equal(sockets.length, 1, 'the pages share one connection');
+    assert.equal(sockets[0]!.isClosed(), false);
+    // Signing out closes it.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    if (!sockets[0]!.isClosed()) await sockets[0]!.waitForEvent('close');
+    await page.unroute('**/shop/wsvendor/token');
+    assert.deepEqual(browser.problems.slice(before), []);
     await page.close();
   });
 

@@ -38,11 +38,16 @@ const Stats = Type.Object({
     { description: 'Points ledger rows created in the range' },
   ),
   points: Type.Object(
-    { issued: Count, redeemed: Count, expired: Count },
-    { description: 'issued: positive points of purchase, bonus and adjust rows; redeemed: spent at tills (deduct); expired: lapsed lots' },
+    { issued: Type.Integer(), redeemed: Type.Integer(), expired: Count },
+    {
+      description:
+        'Net of refunds made in the range (may be negative): issued: positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them; ' +
+        'redeemed: points spent on deductions and coupons, less what reversals and returns gave back; expired: lapsed lots',
+    },
   ),
-  purchase_amount: Eur('Σ purchase amounts recorded in the range'),
+  purchase_amount: Eur('Σ purchase amounts recorded in the range, less the reversed and returned amounts below (net of refunds made in the range)'),
   reversed_purchase_amount: Eur('Σ amounts of purchases reversed in the range'),
+  returned_purchase_amount: Eur("Σ amounts of purchases' goods returned in the range"),
   sms: Type.Object(
     {
       sent: Type.Integer({ minimum: 0, description: 'Partner messages handed to the carrier in the range' }),

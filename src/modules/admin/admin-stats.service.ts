@@ -24,6 +24,7 @@ export interface StatsView {
   points: { issued: number; redeemed: number; expired: number };
   purchase_amount: number;
   reversed_purchase_amount: number;
+  returned_purchase_amount: number;
   sms: { sent: number; parts: number; revenue: number };
 }
 
@@ -112,6 +113,7 @@ export class AdminStatsService {
       points: row.points,
       purchase_amount: Number(row.purchaseAmount),
       reversed_purchase_amount: Number(row.reversedPurchaseAmount),
+      returned_purchase_amount: Number(row.returnedPurchaseAmount),
       sms: { sent: row.sms.sent, parts: row.sms.parts, revenue: Number(row.sms.revenue) },
     });
   }

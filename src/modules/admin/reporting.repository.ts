@@ -27,6 +27,7 @@ export interface PlatformStatsRow {
   /** Decimal text, EUR. */
   purchaseAmount: string;
   reversedPurchaseAmount: string;
+  returnedPurchaseAmount: string;
   sms: { sent: number; parts: number; revenue: string };
 }
 
@@ -44,10 +45,12 @@ export interface PartnerDayRow {
 export interface CommissionFiguresRow {
   purchaseAmount: string;
   reversedAmount: string;
+  returnedAmount: string;
   baseAmount: string;
   commissionAmount: string;
   purchasesCount: number;
   reversalsCount: number;
+  returnsCount: number;
 }
 
 async function one<T>(db: Executor, query: SQL): Promise<T> {
@@ -59,6 +62,19 @@ const inRange = (column: SQL | unknown, r: TimeRange) =>
   sql`${column} >= ${r.from.toISOString()}::timestamptz and ${column} < ${r.to.toISOString()}::timestamptz`;
 
 const num = (v: string | number | null | undefined) => Number(v ?? 0);
+
+// Statistics are net of refunds (docs/decisions.md "Statistics net of refunds"): a reversal or
+// a return (row t, undoing row o, joined on coalesce(t.reverses_id, t.returns_id)) counts on
+// its own day against the figure of what it undoes, with the points it actually moved.
+const EARNINGS = sql.raw(`('purchase', 'bonus', 'adjust', 'game')`);
+const SPENDS = sql.raw(`('deduct', 'redeem')`);
+const undoesPurchase = sql`(t.type in ('reversal', 'return') and o.type = 'purchase')`;
+/** Points earned (positive purchase, bonus, adjust and game rows) less what reversals and returns took back from them. */
+const netIssued = sql`coalesce(sum(t.points) filter (where t.type in ${EARNINGS} and t.points > 0), 0)
+      + coalesce(sum(t.points) filter (where t.type in ('reversal', 'return') and o.type in ${EARNINGS} and o.points > 0), 0)`;
+/** Points spent (deduct and redeem rows) less what reversals and returns gave back to them. */
+const netSpent = sql`coalesce(-sum(t.points) filter (where t.type in ${SPENDS}), 0)
+      - coalesce(sum(t.points) filter (where t.type in ('reversal', 'return') and o.type in ${SPENDS}), 0)`;
 
 export const reportingRepository = {
   /** DESIGN.md-free definitions, documented in docs/decisions.md "Admin statistics". */
@@ -105,14 +121,15 @@ export const reportingRepository = {
       db,
       sql`select count(*)::int as count,
                  ${byTypeColumns},
-                 coalesce(sum(t.points) filter (where t.type in ('purchase', 'bonus', 'adjust', 'game') and t.points > 0), 0)::text as issued,
-                 coalesce(-sum(t.points) filter (where t.type in ('deduct', 'redeem')), 0)::text as redeemed,
+                 (${netIssued})::text as issued,
+                 (${netSpent})::text as redeemed,
                  coalesce(-sum(t.points) filter (where t.type = 'expire'), 0)::text as expired,
-                 coalesce(sum(t.amount) filter (where t.type = 'purchase'), 0)::text as purchase_amount,
+                 coalesce(sum(coalesce(t.amount, -o.amount)) filter (where t.type = 'purchase' or ${undoesPurchase}), 0)::text as purchase_amount,
                  coalesce(-sum(coalesce(t.amount, -o.amount)) filter (where t.type = 'reversal' and o.type = 'purchase'), 0)::text
-                   as reversed_purchase_amount
+                   as reversed_purchase_amount,
+                 coalesce(-sum(t.amount) filter (where t.type = 'return' and o.type = 'purchase'), 0)::text as returned_purchase_amount
           from ${t} as t
-          left join ${t} as o on o.id = t.reverses_id
+          left join ${t} as o on o.id = coalesce(t.reverses_id, t.returns_id)
           where ${inRange(sql`t.created_at`, range)} and ${partnerIs(sql`t.partner_id`)}`,
     );
 
@@ -140,6 +157,7 @@ export const reportingRepository = {
       points: { issued: num(tx.issued), redeemed: num(tx.redeemed), expired: num(tx.expired) },
       purchaseAmount: String(tx.purchase_amount),
       reversedPurchaseAmount: String(tx.reversed_purchase_amount),
+      returnedPurchaseAmount: String(tx.returned_purchase_amount),
       sms: { sent: num(sms.sent), parts: num(sms.parts), revenue: String(sms.revenue) },
     };
   },
@@ -159,11 +177,13 @@ export const reportingRepository = {
             select d::date as day from generate_series(${from}::date, ${to}::date, interval '1 day') as d
           ),
           tx as (
-            select ${dayOf(t.createdAt)} as day,
-                   count(*) filter (where ${t.type} in ('purchase', 'deduct'))::int as transactions,
-                   coalesce(sum(${t.points}) filter (where ${t.type} in ('purchase', 'bonus', 'adjust', 'game') and ${t.points} > 0), 0)::bigint as awarded,
-                   coalesce(-sum(${t.points}) filter (where ${t.type} in ('deduct', 'redeem')), 0)::bigint as deducted
-            from ${t} where ${t.partnerId} = ${partnerId} and ${inRange(t.createdAt, range)} group by 1
+            select ${dayOf(sql`t.created_at`)} as day,
+                   count(*) filter (where t.type in ('purchase', 'deduct'))::int as transactions,
+                   (${netIssued})::bigint as awarded,
+                   (${netSpent})::bigint as deducted
+            from ${t} as t
+            left join ${t} as o on o.id = coalesce(t.reverses_id, t.returns_id)
+            where t.partner_id = ${partnerId} and ${inRange(sql`t.created_at`, range)} group by 1
           ),
           cp as (
             select ${dayOf(coupons.usedAt)} as day, count(*)::int as n
@@ -203,37 +223,43 @@ export const reportingRepository = {
 
   /**
    * A partner's commission figures over [from, to) (docs/decisions.md "Commission"): purchases
-   * created in the range, less reversals of purchases created in the range; each transaction
-   * at the rate in force on its own UTC day (the latest version with valid_from ≤ that day,
-   * the later-added on a tie; none = 0 %). The sum is exact; one rounding at the end, half
-   * away from zero, to 4 decimals.
+   * created in the range, less the reversals of purchases and the returns of purchases' goods
+   * created in the range (whenever the purchase was); each purchase at the rate in force on its
+   * own UTC day, each reversal and return at its purchase's rate (the latest version with
+   * valid_from ≤ that day, the later-added on a tie; none = 0 %). The sum is exact; one
+   * rounding at the end, half away from zero, to 4 decimals.
    */
   async commissionFigures(db: Executor, partnerId: number, range: TimeRange): Promise<CommissionFiguresRow> {
     const row = await one<{
       purchase_amount: string;
       reversed_amount: string;
+      returned_amount: string;
       base_amount: string;
       commission_amount: string;
       purchases_count: number;
       reversals_count: number;
+      returns_count: number;
     }>(
       db,
       sql`with charged as (
-            -- A reversal is charged at the rate of the purchase it reverses (rated_at), not of
-            -- the day it is made: otherwise purchases recorded at a low rate and reversed after
-            -- a rise would push a month's commission below what was ever earned on them.
+            -- A reversal or a return is charged at the rate of the purchase it undoes (rated_at),
+            -- not of the day it is made: otherwise purchases recorded at a low rate and refunded
+            -- after a rise would push a month's commission below what was ever earned on them.
+            -- It counts in the month it is made, so a locked month never changes.
             select t.type, coalesce(t.amount, -o.amount) as amount, coalesce(o.created_at, t.created_at) as rated_at
             from points_transactions as t
-            left join points_transactions as o on o.id = t.reverses_id
+            left join points_transactions as o on o.id = coalesce(t.reverses_id, t.returns_id)
             where t.partner_id = ${partnerId} and ${inRange(sql`t.created_at`, range)}
-              and (t.type = 'purchase' or (t.type = 'reversal' and o.type = 'purchase'))
+              and (t.type = 'purchase' or (t.type in ('reversal', 'return') and o.type = 'purchase'))
           )
           select coalesce(sum(c.amount) filter (where c.type = 'purchase'), 0)::text as purchase_amount,
                  coalesce(-sum(c.amount) filter (where c.type = 'reversal'), 0)::text as reversed_amount,
+                 coalesce(-sum(c.amount) filter (where c.type = 'return'), 0)::text as returned_amount,
                  coalesce(sum(c.amount), 0)::text as base_amount,
                  round(coalesce(sum(c.amount * coalesce(r.rate_percent, 0) * 0.01), 0), 4)::text as commission_amount,
                  count(*) filter (where c.type = 'purchase')::int as purchases_count,
-                 count(*) filter (where c.type = 'reversal')::int as reversals_count
+                 count(*) filter (where c.type = 'reversal')::int as reversals_count,
+                 count(*) filter (where c.type = 'return')::int as returns_count
           from charged as c
           left join lateral (
             select cr.rate_percent from commission_rates as cr
@@ -245,10 +271,12 @@ export const reportingRepository = {
     return {
       purchaseAmount: row.purchase_amount,
       reversedAmount: row.reversed_amount,
+      returnedAmount: row.returned_amount,
       baseAmount: row.base_amount,
       commissionAmount: row.commission_amount,
       purchasesCount: num(row.purchases_count),
       reversalsCount: num(row.reversals_count),
+      returnsCount: num(row.returns_count),
     };
   },
 };

@@ -90,10 +90,12 @@ export const commissionRepository = {
           ? {
               purchaseAmount: f.purchaseAmount,
               reversedAmount: f.reversedAmount,
+              returnedAmount: f.returnedAmount,
               baseAmount: f.baseAmount,
               commissionAmount: f.commissionAmount,
               purchasesCount: f.purchasesCount,
               reversalsCount: f.reversalsCount,
+              returnsCount: f.returnsCount,
               computedAt: sql`now()`,
             }
           : {}),

@@ -1,7 +1,8 @@
 // Commission rules (DESIGN.md §7; docs/decisions.md "Commission"):
 //   - rates are versions, each in force from its valid_from day (UTC), never changed;
-//   - a month's commission = Σ over its purchases and purchase reversals of amount × the rate
-//     in force on that transaction's day, rounded once, half away from zero, to 4 decimals;
+//   - a month's commission = Σ over its purchases, purchase reversals and returns of purchases'
+//     goods of amount × the rate in force on the purchase's day, rounded once, half away from
+//     zero, to 4 decimals; a reversal or return counts in the month it is made;
 //   - lock freezes a month that has ended: its figures are computed and stored at lock time;
 //     while locked, a rate version that would apply to any of its days, and a force-sync of
 //     it, are 409 COMMISSION_LOCKED; unlock allows them again.
@@ -34,10 +35,12 @@ export interface PeriodView {
   status: 'open' | 'locked';
   purchase_amount: number;
   reversed_amount: number;
+  returned_amount: number;
   base_amount: number;
   commission_amount: number;
   purchases_count: number;
   reversals_count: number;
+  returns_count: number;
   /** true: figures as stored by the last force-sync or lock; false: computed for this answer only. */
   stored: boolean;
   computed_at: string | null;
@@ -64,10 +67,13 @@ function periodView(row: PeriodRow): PeriodView {
     status: row.status,
     purchase_amount: money(row.purchaseAmount),
     reversed_amount: money(row.reversedAmount),
+    // null: stored before returns were counted (migration 0026); that base has none in it.
+    returned_amount: money(row.returnedAmount),
     base_amount: money(row.baseAmount),
     commission_amount: money(row.commissionAmount),
     purchases_count: row.purchasesCount ?? 0,
     reversals_count: row.reversalsCount ?? 0,
+    returns_count: row.returnsCount ?? 0,
     stored: row.computedAt !== null,
     computed_at: iso(row.computedAt),
     locked_at: row.status === 'locked' ? iso(row.lockedAt) : null,
@@ -209,10 +215,12 @@ export class CommissionService {
       status: row?.status ?? 'open',
       purchase_amount: money(figures.purchaseAmount),
       reversed_amount: money(figures.reversedAmount),
+      returned_amount: money(figures.returnedAmount),
       base_amount: money(figures.baseAmount),
       commission_amount: money(figures.commissionAmount),
       purchases_count: figures.purchasesCount,
       reversals_count: figures.reversalsCount,
+      returns_count: figures.returnsCount,
       stored: false,
       computed_at: null,
       locked_at: null,

@@ -47,12 +47,15 @@ export const commissionPeriods = pgTable(
     purchaseAmount: numeric('purchase_amount', { precision: 16, scale: 4 }),
     /** Σ amounts of purchases reversed in the month (EUR, positive). */
     reversedAmount: numeric('reversed_amount', { precision: 16, scale: 4 }),
-    /** purchase_amount − reversed_amount. */
+    /** Σ amounts of purchases' goods returned in the month (EUR, positive); null: stored before returns counted (0026). */
+    returnedAmount: numeric('returned_amount', { precision: 16, scale: 4 }),
+    /** purchase_amount − reversed_amount − returned_amount. */
     baseAmount: numeric('base_amount', { precision: 16, scale: 4 }),
     /** Σ amount × rate, rounded half away from zero to 4 decimals (EUR). */
     commissionAmount: numeric('commission_amount', { precision: 16, scale: 4 }),
     purchasesCount: integer('purchases_count'),
     reversalsCount: integer('reversals_count'),
+    returnsCount: integer('returns_count'),
     /** When the stored figures were computed (sync or lock); null = never. */
     computedAt: tz('computed_at'),
     lockedAt: tz('locked_at'),

@@ -1,7 +1,7 @@
 // TypeBox schemas of the coupon routes: the spec's coupon list item (plus DESIGN.md §8's
 // fields) and verification result, field for field.
 import { Type, type TSchema } from 'typebox';
-import { DateTime, IdParam, PageMeta, PageQuery } from '../../shared/schemas.js';
+import { DateTime, DecimalInput, IdParam, PageMeta, PageQuery } from '../../shared/schemas.js';
 import { cardTierProperties } from '../tiers/tiers.schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
@@ -175,9 +175,7 @@ export const RedeemBody = Type.Object(
     receipt_number: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
     amount: Type.Optional(
       Nullable(
-        Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000_000 }), Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,4})?$', maxLength: 20 })], {
-          description: 'EUR of the sale, at most 4 decimals (recorded in the history)',
-        }),
+        DecimalInput(4, false, 'EUR of the sale, at most 1000000000 and 4 decimals (recorded in the history)'),
       ),
     ),
   },

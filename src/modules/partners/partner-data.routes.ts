@@ -37,8 +37,8 @@ const PartnerCustomer = Type.Object(
 const Count = Type.Integer({ minimum: 0 });
 const DayFigures = {
   transactions: Type.Integer({ minimum: 0, description: 'Purchases and deductions recorded at tills' }),
-  points_awarded: Type.Integer({ minimum: 0, description: 'Positive points of purchase, bonus, adjust and game rows' }),
-  points_deducted: Type.Integer({ minimum: 0, description: 'Points spent (deductions, offer claims)' }),
+  points_awarded: Type.Integer({ description: 'Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative)' }),
+  points_deducted: Type.Integer({ description: 'Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative)' }),
   coupons_redeemed: Count,
   new_cards: Type.Integer({ minimum: 0, description: "Loyalty cards issued in the partner's programmes" }),
   sms_spend: Type.Number({ description: 'SMS charges minus refunds; EUR, at most 4 decimals' }),
@@ -199,7 +199,7 @@ export const partnerDataRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['partners'],
         summary: "The partner's points transactions as CSV",
-        description: 'Streams text/csv, oldest first, with the filters of the list.',
+        description: 'Streams text/csv, oldest first, with the filters of the list; the columns of POST /shop/transactions/export (last: reverses_id, returns_id).',
         params: LocaleParams,
         querystring: TransactionsQuery,
         produces: ['text/csv'],

@@ -306,7 +306,8 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['shop'],
         summary: 'Export transactions as CSV',
-        description: "Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list.",
+        description:
+          "Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list. Columns: id, created_at, type, points, amount, balance_after, card_id, user_id, shop_id, receipt_number, reason, reverses_id, returns_id (new columns only at the end).",
         params: LocaleParams,
         body: Type.Object({ ...TransactionFilterQuery, user_id: Type.Optional(IdParam) }),
         produces: ['text/csv'],

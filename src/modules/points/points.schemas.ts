@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime } from '../../shared/schemas.js';
+import { DateTime, DecimalInput } from '../../shared/schemas.js';
 import { cardTierProperties } from '../tiers/tiers.schemas.js';
 
 // Spelled out (not mapped from POINTS_TRANSACTION_TYPES) so that TypeBox infers the literal union.
@@ -77,17 +77,12 @@ export const TransactionFilterQuery = {
   to: Type.Optional(DateBound),
 };
 
-export const Amount = Type.Union(
-  [Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }), Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,4})?$', maxLength: 20 })],
-  { description: 'EUR, positive, at most 4 decimals (a number, or a decimal string for exactness)' },
-);
+export const Amount = DecimalInput(4, true, 'EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness)');
 
 export const Points = Type.Integer({ minimum: 1, maximum: 10_000_000 });
 export const Reason = Type.String({ minLength: 1, maxLength: 255 });
 
 // --- Baskets and campaigns (DESIGN.md §12) ---------------------------------------------
-
-const Decimal = (pattern: string, description: string) => Type.String({ pattern, maxLength: 20, description });
 
 export const BasketLineBody = Type.Object(
   {
@@ -96,12 +91,8 @@ export const BasketLineBody = Type.Object(
     sku: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     ean: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    quantity: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }), Decimal('^\\d{1,10}(\\.\\d{1,3})?$', 'Units, > 0, at most 3 decimals')], {
-      description: 'Units, > 0, at most 3 decimals',
-    }),
-    amount: Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000_000 }), Decimal('^\\d{1,10}(\\.\\d{1,4})?$', 'EUR, ≥ 0, at most 4 decimals')], {
-      description: 'EUR paid for the line after discounts, ≥ 0, at most 4 decimals',
-    }),
+    quantity: DecimalInput(3, true, 'Units, > 0, at most 1000000000 and 3 decimals'),
+    amount: DecimalInput(4, false, 'EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals'),
   },
   { additionalProperties: false },
 );

@@ -24,6 +24,8 @@ const EXPORT_COLUMNS = [
   'receipt_number',
   'reason',
   'reverses_id',
+  // Added after the others (issue 30) so that a consumer reading columns by position keeps working.
+  'returns_id',
 ] as const;
 
 export interface TransactionDetailsView extends TransactionView {
@@ -116,6 +118,7 @@ export class PointsService {
           csvField(v.receipt_number, true),
           csvField(v.reason, true),
           csvField(v.reverses_id),
+          csvField(v.returns_id),
         ].join(',')}\r\n`;
       }
       yield chunk;

@@ -145,18 +145,23 @@ export const shopsRepository = {
     return rows;
   },
 
-  /** The shop's ledger per UTC day in [from, to): counts, purchase amounts net of reversed purchases, points in and out. */
+  /**
+   * The shop's ledger per UTC day in [from, to): counts, purchase amounts net of reversed and
+   * returned purchases, points in and out. A reversal or a return counts against what it
+   * undoes, on its own day: taking back an earning's points lowers points_awarded, giving back
+   * a spend's points lowers points_deducted (docs/shops.md).
+   */
   async ledgerByDay(db: Executor, partnerId: number, shopId: number, from: Date, to: Date): Promise<LedgerDay[]> {
     const t = pointsTransactions;
     const result = await db.execute(sql`
       select to_char((t.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
              count(*)::int as transactions,
              coalesce(sum(case when t.type = 'purchase' then t.amount
-                               when t.type = 'reversal' and o.type = 'purchase' then t.amount end), 0)::text as purchase_amount,
-             coalesce(sum(greatest(t.points, 0)), 0)::bigint::text as points_awarded,
-             coalesce(sum(greatest(-t.points, 0)), 0)::bigint::text as points_deducted
+                               when t.type in ('reversal', 'return') and o.type = 'purchase' then t.amount end), 0)::text as purchase_amount,
+             coalesce(sum(case when o.points > 0 then t.points when o.points < 0 then 0 else greatest(t.points, 0) end), 0)::bigint::text as points_awarded,
+             coalesce(sum(case when o.points < 0 then -t.points when o.points > 0 then 0 else greatest(-t.points, 0) end), 0)::bigint::text as points_deducted
       from ${t} t
-      left join ${t} o on o.id = t.reverses_id
+      left join ${t} o on o.id = coalesce(t.reverses_id, t.returns_id)
       where t.partner_id = ${partnerId} and t.shop_id = ${shopId}
         and t.created_at >= ${from.toISOString()}::timestamptz and t.created_at < ${to.toISOString()}::timestamptz
       group by 1

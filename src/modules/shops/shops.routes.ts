@@ -196,7 +196,7 @@ export const shopsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =>
         summary: "A shop's activity per UTC day",
         description:
           `\`from\`..\`to\` are UTC days, both included (default: the last 30 days ending today; at most ${MAX_ANALYTICS_DAYS} days). ` +
-          'Counts the ledger entries made at the shop (transactions, purchase amount net of reversed purchases, points in and out, ' +
+          'Counts the ledger entries made at the shop (transactions, purchase amount and points in and out net of reversals and returns, ' +
           'distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). ' +
           "Another partner's shop is 404.",
         params: LocaleIdParams,

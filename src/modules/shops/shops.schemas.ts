@@ -85,9 +85,9 @@ export const AnalyticsQuery = Type.Object({
 
 const counters = {
   transactions: Type.Integer({ description: 'Ledger entries made at the shop' }),
-  purchase_amount: Type.Number({ description: 'EUR of purchases, less reversed purchases' }),
-  points_awarded: Type.Integer({ description: 'Sum of positive ledger entries' }),
-  points_deducted: Type.Integer({ description: 'Sum of negative ledger entries, as a positive number' }),
+  purchase_amount: Type.Number({ description: 'EUR of purchases, less reversed purchases and returned goods (on the day of the refund)' }),
+  points_awarded: Type.Integer({ description: 'Points earned, less what reversals and returns took back from earnings' }),
+  points_deducted: Type.Integer({ description: 'Points spent, as a positive number, less what reversals and returns gave back to deductions' }),
 };
 export const ShopAnalytics = Type.Object(
   {

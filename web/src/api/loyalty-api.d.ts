@@ -755,7 +755,7 @@ export interface paths {
         };
         /**
          * A shop's activity per UTC day
-         * @description `from`..`to` are UTC days, both included (default: the last 30 days ending today; at most 366 days). Counts the ledger entries made at the shop (transactions, purchase amount net of reversed purchases, points in and out, distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). Another partner's shop is 404.
+         * @description `from`..`to` are UTC days, both included (default: the last 30 days ending today; at most 366 days). Counts the ledger entries made at the shop (transactions, purchase amount and points in and out net of reversals and returns, distinct customers), cards first used at this shop, and coupons redeemed there (a rolled-back redemption is not counted). Another partner's shop is 404.
          */
         get: operations["getShopShopsByIdAnalytics"];
         put?: never;
@@ -1626,7 +1626,7 @@ export interface paths {
         put?: never;
         /**
          * Export transactions as CSV
-         * @description Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list.
+         * @description Streams text/csv, oldest first: the partner's transactions (API credentials) or the customer's own (customer JWT). Filters as the list. Columns: id, created_at, type, points, amount, balance_after, card_id, user_id, shop_id, receipt_number, reason, reverses_id, returns_id (new columns only at the end).
          */
         post: operations["postShopTransactionsExport"];
         delete?: never;
@@ -2258,7 +2258,7 @@ export interface paths {
         };
         /**
          * The partner's points transactions as CSV
-         * @description Streams text/csv, oldest first, with the filters of the list.
+         * @description Streams text/csv, oldest first, with the filters of the list; the columns of POST /shop/transactions/export (last: reverses_id, returns_id).
          */
         get: operations["getPartnersTransactionsExport"];
         put?: never;
@@ -4231,16 +4231,18 @@ export interface operations {
                                     return: number;
                                 };
                             };
-                            /** @description issued: positive points of purchase, bonus and adjust rows; redeemed: spent at tills (deduct); expired: lapsed lots */
+                            /** @description Net of refunds made in the range (may be negative): issued: positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them; redeemed: points spent on deductions and coupons, less what reversals and returns gave back; expired: lapsed lots */
                             points: {
                                 issued: number;
                                 redeemed: number;
                                 expired: number;
                             };
-                            /** @description Σ purchase amounts recorded in the range; EUR, at most 4 decimals */
+                            /** @description Σ purchase amounts recorded in the range, less the reversed and returned amounts below (net of refunds made in the range); EUR, at most 4 decimals */
                             purchase_amount: number;
                             /** @description Σ amounts of purchases reversed in the range; EUR, at most 4 decimals */
                             reversed_purchase_amount: number;
+                            /** @description Σ amounts of purchases' goods returned in the range; EUR, at most 4 decimals */
+                            returned_purchase_amount: number;
                             sms: {
                                 /** @description Partner messages handed to the carrier in the range */
                                 sent: number;
@@ -4808,14 +4810,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -4937,14 +4943,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5154,14 +5164,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5279,14 +5293,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -5386,14 +5404,18 @@ export interface operations {
                             status: "open" | "locked";
                             /** @description Σ purchase amounts created in the month; EUR, at most 4 decimals */
                             purchase_amount: number;
-                            /** @description Σ amounts of purchases reversed in the month; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases reversed in the month (whenever the purchase was); EUR, at most 4 decimals */
                             reversed_amount: number;
-                            /** @description purchase_amount − reversed_amount; EUR, at most 4 decimals */
+                            /** @description Σ amounts of purchases' goods returned in the month (whenever the purchase was); EUR, at most 4 decimals */
+                            returned_amount: number;
+                            /** @description purchase_amount − reversed_amount − returned_amount; EUR, at most 4 decimals */
                             base_amount: number;
-                            /** @description Σ amount × rate in force on the transaction day, rounded half away from zero; EUR, at most 4 decimals */
+                            /** @description Σ amount × rate: a purchase at the rate in force on its day, a reversal or return at its purchase's; rounded half away from zero; EUR, at most 4 decimals */
                             commission_amount: number;
                             purchases_count: number;
                             reversals_count: number;
+                            /** @description Returns of purchases' goods made in the month */
+                            returns_count: number;
                             /** @description true: as stored by the last force-sync or lock; false: computed for this answer only */
                             stored: boolean;
                             computed_at: string | null;
@@ -7576,11 +7598,11 @@ export interface operations {
                             to: string;
                             /** @description Ledger entries made at the shop */
                             transactions: number;
-                            /** @description EUR of purchases, less reversed purchases */
+                            /** @description EUR of purchases, less reversed purchases and returned goods (on the day of the refund) */
                             purchase_amount: number;
-                            /** @description Sum of positive ledger entries */
+                            /** @description Points earned, less what reversals and returns took back from earnings */
                             points_awarded: number;
-                            /** @description Sum of negative ledger entries, as a positive number */
+                            /** @description Points spent, as a positive number, less what reversals and returns gave back to deductions */
                             points_deducted: number;
                             unique_customers: number;
                             /** @description Cards whose first ledger entry at any of the partner’s shops was made here, in the window */
@@ -7595,11 +7617,11 @@ export interface operations {
                                 day: string;
                                 /** @description Ledger entries made at the shop */
                                 transactions: number;
-                                /** @description EUR of purchases, less reversed purchases */
+                                /** @description EUR of purchases, less reversed purchases and returned goods (on the day of the refund) */
                                 purchase_amount: number;
-                                /** @description Sum of positive ledger entries */
+                                /** @description Points earned, less what reversals and returns took back from earnings */
                                 points_awarded: number;
-                                /** @description Sum of negative ledger entries, as a positive number */
+                                /** @description Points spent, as a positive number, less what reversals and returns gave back to deductions */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                             }[];
@@ -12782,7 +12804,7 @@ export interface operations {
                 "application/json": {
                     card_id: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -12793,9 +12815,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -12943,7 +12965,7 @@ export interface operations {
                 "application/json": {
                     card_id: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -12954,9 +12976,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -13105,7 +13127,7 @@ export interface operations {
                     card_id?: number;
                     partner_card_id?: number;
                     shop_id: number;
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description Basket lines (at most 500); amount is their sum */
                     items?: {
@@ -13116,9 +13138,9 @@ export interface operations {
                         sku?: string;
                         ean?: string;
                         name?: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
-                        /** @description EUR paid for the line after discounts, ≥ 0, at most 4 decimals */
+                        /** @description EUR paid for the line after discounts, ≥ 0, at most 1000000000 and 4 decimals */
                         amount: number | string;
                     }[];
                     receipt_number?: string | null;
@@ -13501,10 +13523,10 @@ export interface operations {
                     /** @description A purchase with lines: the lines and quantities coming back */
                     items?: {
                         line_id: string;
-                        /** @description Units, > 0, at most 3 decimals */
+                        /** @description Units, > 0, at most 1000000000 and 3 decimals */
                         quantity: number | string;
                     }[];
-                    /** @description EUR, positive, at most 4 decimals (a number, or a decimal string for exactness) */
+                    /** @description EUR, positive, at most 1000000000 and 4 decimals (a number, or a decimal string for exactness) */
                     amount?: number | string;
                     /** @description A deduction: the points given back */
                     points?: number;
@@ -17367,9 +17389,9 @@ export interface operations {
                             totals: {
                                 /** @description Purchases and deductions recorded at tills */
                                 transactions: number;
-                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                /** @description Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative) */
                                 points_awarded: number;
-                                /** @description Points spent (deductions, offer claims) */
+                                /** @description Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative) */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                                 /** @description Loyalty cards issued in the partner's programmes */
@@ -17383,9 +17405,9 @@ export interface operations {
                                 day: string;
                                 /** @description Purchases and deductions recorded at tills */
                                 transactions: number;
-                                /** @description Positive points of purchase, bonus, adjust and game rows */
+                                /** @description Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative) */
                                 points_awarded: number;
-                                /** @description Points spent (deductions, offer claims) */
+                                /** @description Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative) */
                                 points_deducted: number;
                                 coupons_redeemed: number;
                                 /** @description Loyalty cards issued in the partner's programmes */
