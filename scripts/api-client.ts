@@ -3,6 +3,7 @@
 // `npm run client:generate` writes it to web/src/api/loyalty-api.d.ts (committed: the console
 // and integrators use it); test/api-client.test.ts fails when the committed file is stale.
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +13,10 @@ import { loadConfig } from '../src/config.js';
 import { VERSION } from '../src/version.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 
-export const CLIENT_TYPES_FILE = path.resolve(import.meta.dirname, '../web/src/api/loyalty-api.d.ts');
+// From the real package.json, so that the tests' transpiled copy (.test-build/, where
+// package.json is a link) reads and writes the committed file.
+const ROOT = path.dirname(realpathSync(path.resolve(import.meta.dirname, '../package.json')));
+export const CLIENT_TYPES_FILE = path.join(ROOT, 'web/src/api/loyalty-api.d.ts');
 
 /** The OpenAPI document as /openapi.json serves it, from an app built in this process. */
 export async function openapiDocument(): Promise<Record<string, unknown>> {

@@ -8,7 +8,7 @@
 // (Chromium from Debian's `chromium` package); the console is built first when they run.
 //
 // Speed (the suite must stay within minutes on a 2-core machine, and every test file is a
-// process of its own): the TypeScript of src/, test/ and web/e2e/ is transpiled once into
+// process of its own): the TypeScript of src/, test/, web/e2e/ and scripts/ is transpiled once into
 // .test-build/ (per file, only what changed since the last run) and the files run as plain
 // JavaScript. Under tsx every module a process loads — ~1,500 of them for the app — went
 // through the loader's hooks thread: 5 CPU-s to import the app against 2.3 as JavaScript,
@@ -97,7 +97,7 @@ function transpile() {
   }
   const next = {};
   let written = 0;
-  for (const source of [...find('src', '.ts'), ...find('test', '.ts'), ...find('web/e2e', '.ts')].map(posix).filter((f) => !f.endsWith('.d.ts'))) {
+  for (const source of [...find('src', '.ts'), ...find('test', '.ts'), ...find('web/e2e', '.ts'), ...find('scripts', '.ts')].map(posix).filter((f) => !f.endsWith('.d.ts'))) {
     const st = statSync(source);
     const stamp = `${st.size}:${st.mtimeMs}`;
     const out = path.join(BUILD, source.replace(/\.ts$/, '.js'));
