@@ -49,7 +49,18 @@ export interface ParsedItem {
   line: number;
   column: number;
   item: number;
-  result: { ok: true; product: MappedProduct; warnings: StoredImportError[] } | { ok: false; error: StoredImportError };
+  result:
+    | { ok: true; product: MappedProduct; warnings: StoredImportError[]; /** Validate only: the tag each field was read from. */ tags?: Record<string, string> }
+    | { ok: false; error: StoredImportError };
+}
+
+/** What validate shows of the feed as a whole, as far as the parse got. */
+export interface FeedSummary {
+  itemElement: string | null;
+  itemsFound: number;
+  dialect: Dialect;
+  /** Tags seen: key → name as written (bounded by the parser). */
+  tagNames: Array<[string, string]>;
 }
 
 /** A feed category definition as a category row to write (its path of names resolved). */
@@ -74,11 +85,14 @@ interface WorkerInput {
   resumeAfter: number;
   mapping: FieldMapping | null;
   maxBytes: number;
+  /** For validate: items carry their tags, and a summary is posted before the end. */
+  validate: boolean;
 }
 
 type ToWorker = { type: 'chunk'; bytes: Uint8Array } | { type: 'end' } | { type: 'ack' };
 type FromWorker =
   | { type: 'need' }
+  | { type: 'summary'; summary: FeedSummary }
   | { type: 'batch'; batch: ParsedBatch }
   | { type: 'error'; feed: { key: string; params: Record<string, string | number>; line: number | null; column: number | null } | null; message: string };
 
@@ -146,7 +160,7 @@ async function runWorker(input: WorkerInput): Promise<void> {
         line: raw.line,
         column: raw.column,
         item: raw.index,
-        result: r.ok ? { ok: true, product: r.product, warnings: r.warnings } : { ok: false, error: r.error },
+        result: r.ok ? { ok: true, product: r.product, warnings: r.warnings, ...(input.validate ? { tags: r.tags as Record<string, string> } : {}) } : { ok: false, error: r.error },
       });
       pendingChars += r.ok ? textChars(r.product) : 256;
     },
@@ -176,11 +190,24 @@ async function runWorker(input: WorkerInput): Promise<void> {
     feedErrors = [];
     post({ type: 'batch', batch });
   };
-  for await (const text of feedText(bytes(), { maxBytes: input.maxBytes })) {
-    parser.write(text);
-    if (pending.length >= BATCH_SIZE || pendingChars >= MAX_BATCH_CHARS) await send(false);
+  const summarize = () => {
+    if (input.validate) post({ type: 'summary', summary: { itemElement: parser.itemElement, itemsFound: parser.itemsFound, dialect, tagNames: [...parser.tagNames] } });
+  };
+  try {
+    for await (const text of feedText(bytes(), { maxBytes: input.maxBytes })) {
+      parser.write(text);
+      if (pending.length >= BATCH_SIZE || pendingChars >= MAX_BATCH_CHARS) await send(false);
+    }
+    parser.close();
+  } catch (err) {
+    // Validate shows what was parsed before the failure too (an import keeps only whole batches).
+    if (input.validate) {
+      await send(false);
+      summarize();
+    }
+    throw err;
   }
-  parser.close();
+  summarize();
   if (parser.itemElement === null) throw new FeedError('catalog.feed_no_items');
   await send(true);
 }
@@ -213,6 +240,8 @@ export interface ParseFeedOptions {
   signal: AbortSignal;
   /** Resource limits of the worker's heap (tests lower them). */
   limits?: ResourceLimits;
+  /** Validate: items carry their tags, and the feed's summary is given here before the end or the failure. */
+  onSummary?: (summary: FeedSummary) => void;
 }
 
 /**
@@ -224,7 +253,7 @@ export async function* parseFeed(source: AsyncIterable<Buffer>, opts: ParseFeedO
   const { entry, eval: isEval } = workerEntry();
   const worker = new Worker(entry, {
     eval: isEval,
-    workerData: { feedWorker: { resumeAfter: opts.resumeAfter, mapping: opts.mapping, maxBytes: opts.maxBytes } satisfies WorkerInput },
+    workerData: { feedWorker: { resumeAfter: opts.resumeAfter, mapping: opts.mapping, maxBytes: opts.maxBytes, validate: opts.onSummary !== undefined } satisfies WorkerInput },
     resourceLimits: opts.limits ?? WORKER_LIMITS,
     stdout: false,
     stderr: false,
@@ -271,6 +300,8 @@ export async function* parseFeed(source: AsyncIterable<Buffer>, opts: ParseFeedO
     } else if (msg.type === 'batch') {
       batches.push(msg.batch);
       notify();
+    } else if (msg.type === 'summary') {
+      opts.onSummary?.(msg.summary);
     } else {
       failure ??= msg.feed ? new FeedError(msg.feed.key, msg.feed.params, msg.feed.line, msg.feed.column) : new FeedWorkerError(msg.message);
       notify();

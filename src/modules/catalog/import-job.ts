@@ -18,19 +18,16 @@ import { safeGetStream, SafeFetchError, type ResolveAll } from '../../infra/safe
 import { catalogRepository as catalog } from './catalog.repository.js';
 import type { StoredImportError } from './catalog.tables.js';
 import { FeedError } from './feed-parser.js';
-import { parseFeed, type DefinitionRow, type ParsedBatch, type ParsedItem } from './feed-worker.js';
+import { parseFeed, type ParsedBatch, type ParsedItem } from './feed-worker.js';
+import { BatchCategories, type CategoryRow } from './import-categories.js';
 import type { ImportedOffers } from './imported-offers.js';
 import { IMPORTS_CHANNEL, importsRepository as imports, type Checkpoint, type ImportRow } from './imports.repository.js';
-import { hasDiscount, type CategoryRef, type MappedProduct } from './product-mapper.js';
+import { hasDiscount, type MappedProduct } from './product-mapper.js';
 
 /** Claims after which an import that keeps being interrupted is given up. */
 export const MAX_ATTEMPTS = 3;
 export { BATCH_SIZE, MAX_CATEGORY_DEFINITIONS } from './feed-worker.js';
-/**
- * Categories (the feed's definitions and the paths its items name) an import keeps ids of:
- * past it, an item's further new categories are not linked, with one error on the import.
- */
-export const MAX_IMPORT_CATEGORIES = 20_000;
+export { MAX_IMPORT_CATEGORIES } from './import-categories.js';
 /** Errors kept on the import record (errors_count counts them all). */
 export const MAX_STORED_ERRORS = 100;
 const PROGRESS_EVERY_MS = 1000;
@@ -96,7 +93,6 @@ export class ImportWorker extends OutboxWorker<ImportRow> {
 }
 
 type PendingItem = ParsedItem;
-type CategoryRow = DefinitionRow;
 
 /**
  * Heap the server's thread may gain while imports run before a full collection is asked for
@@ -138,7 +134,7 @@ class ImportRun {
   private readonly signal: AbortSignal;
   /** Category key → id, for every category of this import written so far (at most MAX_IMPORT_CATEGORIES). */
   private readonly categoryIds: CategoryIds = new Map();
-  private categoriesCapped = false;
+  private readonly categoriesLimit = { capped: false };
   private lastProgressAt = 0;
   private validators: { etag: string | null; lastModified: string | null } | undefined;
 
@@ -280,55 +276,15 @@ class ImportRun {
     if (this.counts.errors.length < MAX_STORED_ERRORS) this.counts.errors.push(error);
   }
 
-  /** The categories an item names → the category rows to make sure of (parents first). */
-  private categoryRows(refs: CategoryRef[], want: Map<string, CategoryRow>, at: Pick<PendingItem, 'line' | 'column' | 'item'>): string[] {
-    const keys: string[] = [];
-    for (const ref of refs) {
-      if (ref.path) {
-        let unknown = 0;
-        for (let i = 1; i <= ref.path.length; i++) if (!this.categoryIds.has(`path:${ref.path.slice(0, i).join(' > ')}`)) unknown++;
-        if (unknown > 0 && !this.roomFor(unknown, want, at)) continue;
-        for (let i = 1; i <= ref.path.length; i++) {
-          const path = ref.path.slice(0, i).join(' > ');
-          const key = `path:${path}`;
-          if (!this.categoryIds.has(key) && !want.has(key)) {
-            want.set(key, { key, name: ref.path[i - 1]!, parentKey: i > 1 ? `path:${ref.path.slice(0, i - 1).join(' > ')}` : null, path });
-          }
-        }
-        keys.push(ref.key);
-      } else {
-        // The mapper reported and dropped ids not defined before the item (knownCategory).
-        keys.push(ref.key);
-      }
-    }
-    return keys;
-  }
-
-  /**
-   * Whether `more` new categories fit under MAX_IMPORT_CATEGORIES (the ids this import keeps);
-   * the first time they do not, one error says so.
-   */
-  private roomFor(more: number, want: Map<string, CategoryRow>, at: Partial<Pick<PendingItem, 'line' | 'column' | 'item'>>): boolean {
-    if (this.categoryIds.size + want.size + more <= MAX_IMPORT_CATEGORIES) return true;
-    if (!this.categoriesCapped) {
-      this.categoriesCapped = true;
-      this.addError({ line: at.line ?? null, ...(at.column !== undefined ? { column: at.column, item: at.item } : {}), key: 'catalog.categories_limit', params: { limit: MAX_IMPORT_CATEGORIES } });
-    }
-    return false;
-  }
-
   private async writeBatch(batch: ParsedBatch): Promise<void> {
     const { row } = this;
     const { items, final } = batch;
     const products: Array<{ product: MappedProduct; at: Pick<PendingItem, 'line' | 'column' | 'item'>; categoryKeys: string[] }> = [];
     const byKey = new Map<string, number>();
-    const want = new Map<string, CategoryRow>();
     for (const error of batch.errors) this.addError(error);
-    for (const def of batch.definitions) {
-      if (this.categoryIds.has(def.key) || want.has(def.key)) continue;
-      if (!this.roomFor(1, want, {})) break;
-      want.set(def.key, def);
-    }
+    const categories = new BatchCategories(this.categoryIds, this.categoriesLimit, (e) => this.addError(e));
+    const { want } = categories;
+    categories.addDefinitions(batch.definitions);
     for (const { line, column, item, result } of items) {
       this.counts.itemsSeen++;
       if (!result.ok) {
@@ -345,7 +301,7 @@ class ImportRun {
         continue;
       }
       byKey.set(key, products.length);
-      products.push({ product: result.product, at: { line, column, item }, categoryKeys: this.categoryRows(result.product.categories, want, { line, column, item }) });
+      products.push({ product: result.product, at: { line, column, item }, categoryKeys: categories.keysFor(result.product.categories, { line, column, item }) });
     }
 
     const newIds = await this.database.db.transaction(async (tx) => {

@@ -12,13 +12,14 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { addFieldError, isPlainObject } from '../../shared/validation.js';
 import type { FieldMapping, ImportMode, ImportStatus, StoredImportError } from './catalog.tables.js';
-import { ITEM_ELEMENTS, mappedTags, PRODUCT_FIELDS, resolveMapping, SPEC_MAPPING, type Dialect, type ResolvedMapping } from './feed-format.js';
-import { FeedError, FeedParser, type RawItem } from './feed-parser.js';
-import { feedText } from './feed-reader.js';
+import { ITEM_ELEMENTS, mappedTags, PRODUCT_FIELDS, resolveMapping, SPEC_MAPPING, type Dialect } from './feed-format.js';
+import { FeedError } from './feed-parser.js';
+import { parseFeed, type FeedSummary } from './feed-worker.js';
+import { BatchCategories } from './import-categories.js';
 import { ImportWorker, type ImportProgress } from './import-job.js';
 import type { ImportedOffers } from './imported-offers.js';
 import { importsRepository as repo, type FeedRow, type ImportRow } from './imports.repository.js';
-import { EXTRA_IMAGE_TAGS, mapItem, type MappedProduct } from './product-mapper.js';
+import { EXTRA_IMAGE_TAGS, type MappedProduct } from './product-mapper.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
 export interface ImportRecordView {
@@ -380,53 +381,65 @@ export class XmlImportService {
    * item index; which tag fed which field, which tags no field reads, the first products.
    * `valid` is false when the import would accept no item.
    */
+  /**
+   * What an import of the feed would do, without writing: parsed in the import's worker thread
+   * (same byte, heap and definition limits) and its items and categories judged batch by batch
+   * as the import judges them (BatchCategories), so the errors are the import's.
+   */
   async validate(source: Readable | AsyncIterable<Buffer>, overrides: FieldMapping | null, locale: Locale): Promise<ValidationView> {
-    let dialect: Dialect = 'generic';
-    let mapping: ResolvedMapping | undefined;
     const errors: ProblemView[] = [];
     const fields: Record<string, string> = {};
     const sample: Array<Record<string, unknown>> = [];
-    const definitions = new Set<string>();
     // Keys seen, as short digests (a feed of long keys holds 16 bytes per item, not the key).
     const keys = new Set<string>();
+    const kept = new Set<string>();
+    const categoriesLimit = { capped: false };
+    let summary: FeedSummary = { itemElement: null, itemsFound: 0, dialect: 'generic', tagNames: [] };
     let accepted = 0;
     const addError = (e: StoredImportError) => {
       if (errors.length < MAX_VALIDATION_ERRORS) errors.push(problemView(locale, e));
     };
-    const onItem = (raw: RawItem) => {
-      mapping ??= resolveMapping(dialect, overrides);
-      const result = mapItem(raw, mapping, dialect, { knownCategory: (id) => definitions.has(id) });
-      if (!result.ok) {
-        addError(result.error);
-        return;
-      }
-      for (const w of result.warnings) addError(w);
-      const key = result.product.importKey;
-      const digest = createHash('sha1').update(key).digest('base64').slice(0, 16);
-      if (keys.has(digest)) {
-        addError({ line: raw.line, column: raw.column, item: raw.index, key: 'catalog.item_duplicate', params: { key: key.slice(0, 100) } });
-        return;
-      }
-      if (keys.size < MAX_VALIDATION_KEYS) keys.add(digest);
-      accepted++;
-      for (const [field, tag] of Object.entries(result.tags)) fields[field] ??= tag;
-      if (sample.length < SAMPLE_SIZE) sample.push(sampleView(result.product));
-    };
-    const parser = new FeedParser({ item: onItem, root: (d) => (dialect = d), category: (def) => definitions.add(def.id) });
+    const batches = parseFeed(source as AsyncIterable<Buffer>, {
+      resumeAfter: 0,
+      mapping: overrides,
+      maxBytes: this.opts.maxBytes,
+      signal: new AbortController().signal,
+      onSummary: (s) => (summary = s),
+    });
     let failure: FeedError | undefined;
     try {
-      for await (const text of feedText(source as AsyncIterable<Buffer>, { maxBytes: this.opts.maxBytes })) parser.write(text);
-      parser.close();
+      for await (const batch of batches) {
+        for (const e of batch.errors) addError(e);
+        const categories = new BatchCategories(kept, categoriesLimit, addError);
+        categories.addDefinitions(batch.definitions);
+        for (const { line, column, item, result } of batch.items) {
+          if (!result.ok) {
+            addError(result.error);
+            continue;
+          }
+          for (const w of result.warnings) addError(w);
+          const key = result.product.importKey;
+          const digest = createHash('sha1').update(key).digest('base64').slice(0, 16);
+          if (keys.has(digest)) {
+            addError({ line, column, item, key: 'catalog.item_duplicate', params: { key: key.slice(0, 100) } });
+            continue;
+          }
+          if (keys.size < MAX_VALIDATION_KEYS) keys.add(digest);
+          categories.keysFor(result.product.categories, { line, column, item });
+          accepted++;
+          for (const [field, tag] of Object.entries(result.tags ?? {})) fields[field] ??= tag;
+          if (sample.length < SAMPLE_SIZE) sample.push(sampleView(result.product));
+        }
+        for (const key of categories.want.keys()) kept.add(key);
+      }
     } catch (err) {
       if (!(err instanceof FeedError)) throw err;
       failure = err;
     }
-    if (failure) {
-      errors.unshift(feedProblem(locale, failure));
-    } else if (parser.itemElement === null) {
-      errors.unshift({ line: null, column: null, item: null, message: t(locale, 'catalog.feed_no_items') });
-    }
-    const known = mappedTags(mapping ?? resolveMapping(dialect, overrides));
+    if (failure) errors.unshift(feedProblem(locale, failure));
+    const { dialect } = summary;
+    const mapping = resolveMapping(dialect, overrides);
+    const known = mappedTags(mapping);
     // The parent of a nested tag a field reads (`categories` of `categories/category`) is not unmapped.
     for (const tag of [...known]) {
       const bare = tag.replace(/[@[].*$/, '');
@@ -434,11 +447,11 @@ export class XmlImportService {
       if (bare.includes('/')) known.add(bare.slice(0, bare.indexOf('/')));
     }
     for (const tag of [...DIALECT_READ_TAGS[dialect], ...EXTRA_IMAGE_TAGS[dialect]]) known.add(tag.replace(/[@[].*$/, ''));
-    const unmapped = [...parser.tagNames.entries()].filter(([key]) => !known.has(key) && !known.has(key.replace(/[@[].*$/, ''))).map(([, name]) => name);
+    const unmapped = summary.tagNames.filter(([key]) => !known.has(key) && !known.has(key.replace(/[@[].*$/, ''))).map(([, name]) => name);
     return {
-      valid: failure === undefined && parser.itemElement !== null && accepted > 0,
-      item_element: parser.itemElement,
-      items_found: parser.itemsFound,
+      valid: failure === undefined && summary.itemElement !== null && accepted > 0,
+      item_element: summary.itemElement,
+      items_found: summary.itemsFound,
       fields,
       unmapped_tags: unmapped.sort(),
       errors: errors.slice(0, MAX_VALIDATION_ERRORS),
