@@ -123,4 +123,45 @@ describe('campaign limits under concurrency', () => {
     assert.equal((await getCampaign(ca.id)).points_awarded, 50);
     assert.equal((await getCampaign(cb.id)).points_awarded, 50);
   });
+
+  it('40 parallel awards over three limited campaigns whose priorities reorder their locks: no 5xx, budgets and uses exact', async () => {
+    // DESIGN.md §12: locks are taken in one global order in every round. Ids low → A, B, X;
+    // evaluation order B (10), X (5, exclusive, only at shopX, 5 uses), A (1). An award at the
+    // other shop applies B and A: it locks A then B. One at shopX applies B and X (X closes A);
+    // once X's 5 uses are gone under its lock it is evaluated again and A applies — locking A
+    // in a later round, after B, was the opposite order, and the two deadlocked (a 500).
+    const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
+    const shopX = await createShop(t, p.id, 'X');
+    const a = await campaign(programme, { name: 'A', priority: 1, effect: { type: 'bonus', value: 2 }, limits: { uses: 30 } });
+    const b = await campaign(programme, { name: 'B', priority: 10, effect: { type: 'bonus', value: 3 }, limits: { points_budget: 100 } });
+    const x = await campaign(programme, { name: 'X', priority: 5, exclusive: true, shop_ids: [shopX], effect: { type: 'bonus', value: 5 }, limits: { uses: 5 } });
+    const ids = await cards(programme, 40);
+    const results = await Promise.all(ids.map((card, i) => award(t, p, { card_id: card, shop_id: i % 2 === 0 ? shopX : shop, amount: 1 })));
+    const statuses = results.map((r) => r.status);
+    assert.deepEqual(
+      statuses.filter((s) => s !== 201),
+      [],
+      results.filter((r) => r.status !== 201).map((r) => r.text).join('\n'),
+    );
+    const given = (id: number) => results.map((r) => campaignPoints(r, id));
+    const uses = (id: number) => given(id).filter((g) => g > 0).length;
+    const sum = (id: number) => given(id).reduce((s, g) => s + g, 0);
+    // X: exactly its 5 uses; B: exactly its budget of 100 (33 × 3 and the last cut to 1);
+    // A: exactly its 30 uses (20 awards at the other shop and 15 at shopX after X's uses want it).
+    assert.deepEqual([uses(x.id), sum(x.id)], [5, 25]);
+    assert.deepEqual([uses(b.id), sum(b.id)], [34, 100]);
+    assert.deepEqual([uses(a.id), sum(a.id)], [30, 60]);
+    // No award at shopX got X and A together (X is exclusive).
+    assert.equal(results.filter((r) => campaignPoints(r, x.id) > 0 && campaignPoints(r, a.id) > 0).length, 0);
+    const views = await Promise.all([a, b, x].map((c) => getCampaign(c.id)));
+    assert.deepEqual(
+      views.map((v) => [v.uses_count, v.points_awarded, v.status]),
+      [
+        [30, 60, 'exhausted'],
+        [34, 100, 'exhausted'],
+        [5, 25, 'exhausted'],
+      ],
+    );
+    await assertLedgerConsistent(t);
+  });
 });
