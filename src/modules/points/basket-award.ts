@@ -111,7 +111,8 @@ function sourcesOf(lines: BasketLine[], e: Evaluation): PurchaseWrite['sources']
   const tier = e.tier;
   if (tier) for (const l of lines) rows.push({ position: l.position, source: 'tier', campaignId: 0, ordinal: 1, points: tier.perLine.get(l.position) ?? 0 });
   e.campaigns.forEach((c, i) => {
-    const matching = lines.filter((l) => l.position === 0 || c.lineIds.includes(l.lineId));
+    const ids = new Set(c.lineIds);
+    const matching = lines.filter((l) => l.position === 0 || ids.has(l.lineId));
     for (const l of matching) rows.push({ position: l.position, source: 'campaign', campaignId: c.campaignId, ordinal: 2 + i, points: c.perLine.get(l.position) ?? 0 });
   });
   return rows;
