@@ -5,6 +5,7 @@
 // PGlite runs one transaction at a time, so there these would pass without the locks.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { campaigns } from '../src/modules/campaigns/campaigns.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { bearer, request } from './helpers/http.js';
@@ -163,5 +164,26 @@ describe('campaign limits under concurrency', () => {
       ],
     );
     await assertLedgerConsistent(t);
+  });
+
+  it('the quota of 100 campaigns per programme holds under 10 parallel creates', async () => {
+    // DESIGN.md §12: the 101st campaign that has not ended is 422 QUOTA_EXCEEDED — also when
+    // the creates race (the count is taken under the programme's quota lock).
+    const programme = await createProgramme(t, p.id);
+    await t.app.context.database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 95 }, (_, i) => ({ partnerId: p.id, partnerCardId: programme, name: `P${i}`, effectType: 'bonus' as const, effectValue: '1' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        request(t.url, 'POST', '/en/partners/campaigns', { headers: bearer(p.token), json: { partner_card_id: programme, name: `R${i}`, effect: { type: 'bonus', value: 1 } } }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status).sort(),
+      [201, 201, 201, 201, 201, 422, 422, 422, 422, 422],
+    );
+    for (const r of results.filter((x) => x.status === 422)) assert.equal(r.body.code, 'QUOTA_EXCEEDED');
+    const list = await request(t.url, 'GET', `/en/partners/campaigns?partner_card_id=${programme}`, { headers: bearer(p.token) });
+    assert.equal(list.body.meta.total, 100);
   });
 });
