@@ -607,6 +607,25 @@ describe('campaigns CRUD', () => {
       return out.map((r) => r.id);
     }
 
+    it('each list of 1,001 entries is 422 on its field with the schema\'s bound (create and update)', async () => {
+      const many = Array.from({ length: 1001 }, (_, i) => i + 1);
+      const c = await create();
+      for (const [body, field] of [
+        [{ shop_ids: many }, 'shop_ids'],
+        [{ tier_ids: many }, 'tier_ids'],
+        [{ conditions: { product_ids: many } }, 'conditions.product_ids'],
+        [{ conditions: { category_ids: many } }, 'conditions.category_ids'],
+        [{ conditions: { skus: many.map(String) } }, 'conditions.skus'],
+      ] as const) {
+        for (const res of [await post(p, { ...minimal(), ...body }), await put(p, c.id, body)]) {
+          assert.equal(res.status, 422, `${field}: ${res.text}`);
+          assert.deepEqual(keysOf(res.body.errors), [field]);
+          assert.ok(res.body.errors[field].includes('May not have more than 1000 items'), `${field}: ${res.text}`);
+        }
+      }
+      assert.deepEqual((await get(p, c.id)).body.data, c);
+    });
+
     it('lists of 1,000 entries are accepted (1,001 is 422 on the field, see validation)', async () => {
       const skus = Array.from({ length: 1000 }, (_, i) => `SKU-${i}`);
       const c = await create({ conditions: { skus } });
