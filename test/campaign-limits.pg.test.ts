@@ -1,7 +1,9 @@
 // Campaign limits under concurrency (DESIGN.md §12 "Limits are exact under concurrency"), on
 // PostgreSQL with real parallel connections: N awards at once never give more than the
 // budget, more uses than `uses`, or more than the per-customer limits allow — and awards on
-// one card (the hot-card batching) still answer each with its own award. PostgreSQL only:
+// one card (the hot-card batching) still answer each with its own award; campaign rows are
+// locked in one global order (no deadlock), and the per-programme quota holds against
+// parallel creates. PostgreSQL only:
 // PGlite runs one transaction at a time, so there these would pass without the locks.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -2,8 +2,9 @@
 // Idempotency-Key, every validation rule (status, code and the exact field path), partial
 // PUT (nested objects too) checked against the stored campaign, the list with meta and its
 // filters, each derived status through the view and through the SQL of the `status` filter,
-// soft delete, and the tenant cases (another partner's campaign 404; another partner's
-// programme, shop, product or category 422 on that field).
+// soft delete, the tenant cases (another partner's campaign 404; another partner's
+// programme, shop, product or category, or another programme's tier, 422 on that field), and
+// the caps (100 campaigns that have not ended per programme, 1,000 entries per list).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
