@@ -209,7 +209,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     stats: services.adminStats,
   });
   await fastify.register(offersRoutes, { offers: services.offers, idempotency });
-  const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards, catalog: services.catalog });
+  const campaigns = new CampaignsService({ db: context.database.db, clock: context.clock, shops: services.shops, partnerCards: services.partnerCards, catalog: services.catalog, tiers: services.tiers });
   await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
   await fastify.register(tiersRoutes, { tiers: services.tiers, cards: services.loyaltyCards, idempotency });

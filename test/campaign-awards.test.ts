@@ -298,7 +298,12 @@ describe('awards with baskets and campaigns', () => {
       const elsewhere = await campaign({ name: 'Elsewhere', shop_ids: [shop2] });
       const first = await campaign({ name: 'First', conditions: { first_purchase_only: true } });
       const big = await campaign({ name: 'Big tea', conditions: { skus: ['TEA'], min_amount: 5.5 } });
-      const tiered = await campaign({ name: 'Gold', tier_ids: [1] });
+      const goldTier = await request(t.url, 'POST', `/en/partners/cards/${programme}/tiers`, {
+        headers: bearer(p.token),
+        json: { name: { en: 'Gold', lt: 'Auksinis' }, threshold: 1_000_000 },
+      });
+      assert.equal(goldTier.status, 201, goldTier.text);
+      const tiered = await campaign({ name: 'Gold', tier_ids: [goldTier.body.data.id] });
       const pv = await preview({ card_id: card, shop_id: shop, items: basket() });
       assert.equal(pv.status, 200, pv.text);
       assert.deepEqual(

@@ -1,10 +1,13 @@
 // Campaign limits under concurrency (DESIGN.md §12 "Limits are exact under concurrency"), on
 // PostgreSQL with real parallel connections: N awards at once never give more than the
 // budget, more uses than `uses`, or more than the per-customer limits allow — and awards on
-// one card (the hot-card batching) still answer each with its own award. PostgreSQL only:
+// one card (the hot-card batching) still answer each with its own award; campaign rows are
+// locked in one global order (no deadlock), and the per-programme quota holds against
+// parallel creates. PostgreSQL only:
 // PGlite runs one transaction at a time, so there these would pass without the locks.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { campaigns } from '../src/modules/campaigns/campaigns.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { bearer, request } from './helpers/http.js';
@@ -122,5 +125,67 @@ describe('campaign limits under concurrency', () => {
     for (const r of results) assert.equal(r.status, 201, r.text);
     assert.equal((await getCampaign(ca.id)).points_awarded, 50);
     assert.equal((await getCampaign(cb.id)).points_awarded, 50);
+  });
+
+  it('40 parallel awards over three limited campaigns whose priorities reorder their locks: no 5xx, budgets and uses exact', async () => {
+    // DESIGN.md §12: locks are taken in one global order in every round. Ids low → A, B, X;
+    // evaluation order B (10), X (5, exclusive, only at shopX, 5 uses), A (1). An award at the
+    // other shop applies B and A: it locks A then B. One at shopX applies B and X (X closes A);
+    // once X's 5 uses are gone under its lock it is evaluated again and A applies — locking A
+    // in a later round, after B, was the opposite order, and the two deadlocked (a 500).
+    const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
+    const shopX = await createShop(t, p.id, 'X');
+    const a = await campaign(programme, { name: 'A', priority: 1, effect: { type: 'bonus', value: 2 }, limits: { uses: 30 } });
+    const b = await campaign(programme, { name: 'B', priority: 10, effect: { type: 'bonus', value: 3 }, limits: { points_budget: 100 } });
+    const x = await campaign(programme, { name: 'X', priority: 5, exclusive: true, shop_ids: [shopX], effect: { type: 'bonus', value: 5 }, limits: { uses: 5 } });
+    const ids = await cards(programme, 40);
+    const results = await Promise.all(ids.map((card, i) => award(t, p, { card_id: card, shop_id: i % 2 === 0 ? shopX : shop, amount: 1 })));
+    const statuses = results.map((r) => r.status);
+    assert.deepEqual(
+      statuses.filter((s) => s !== 201),
+      [],
+      results.filter((r) => r.status !== 201).map((r) => r.text).join('\n'),
+    );
+    const given = (id: number) => results.map((r) => campaignPoints(r, id));
+    const uses = (id: number) => given(id).filter((g) => g > 0).length;
+    const sum = (id: number) => given(id).reduce((s, g) => s + g, 0);
+    // X: exactly its 5 uses; B: exactly its budget of 100 (33 × 3 and the last cut to 1);
+    // A: exactly its 30 uses (20 awards at the other shop and 15 at shopX after X's uses want it).
+    assert.deepEqual([uses(x.id), sum(x.id)], [5, 25]);
+    assert.deepEqual([uses(b.id), sum(b.id)], [34, 100]);
+    assert.deepEqual([uses(a.id), sum(a.id)], [30, 60]);
+    // No award at shopX got X and A together (X is exclusive).
+    assert.equal(results.filter((r) => campaignPoints(r, x.id) > 0 && campaignPoints(r, a.id) > 0).length, 0);
+    const views = await Promise.all([a, b, x].map((c) => getCampaign(c.id)));
+    assert.deepEqual(
+      views.map((v) => [v.uses_count, v.points_awarded, v.status]),
+      [
+        [30, 60, 'exhausted'],
+        [34, 100, 'exhausted'],
+        [5, 25, 'exhausted'],
+      ],
+    );
+    await assertLedgerConsistent(t);
+  });
+
+  it('the quota of 100 campaigns per programme holds under 10 parallel creates', async () => {
+    // DESIGN.md §12: the 101st campaign that has not ended is 422 QUOTA_EXCEEDED — also when
+    // the creates race (the count is taken under the programme's quota lock).
+    const programme = await createProgramme(t, p.id);
+    await t.app.context.database.db
+      .insert(campaigns)
+      .values(Array.from({ length: 95 }, (_, i) => ({ partnerId: p.id, partnerCardId: programme, name: `P${i}`, effectType: 'bonus' as const, effectValue: '1' })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        request(t.url, 'POST', '/en/partners/campaigns', { headers: bearer(p.token), json: { partner_card_id: programme, name: `R${i}`, effect: { type: 'bonus', value: 1 } } }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status).sort(),
+      [201, 201, 201, 201, 201, 422, 422, 422, 422, 422],
+    );
+    for (const r of results.filter((x) => x.status === 422)) assert.equal(r.body.code, 'QUOTA_EXCEEDED');
+    const list = await request(t.url, 'GET', `/en/partners/campaigns?partner_card_id=${programme}`, { headers: bearer(p.token) });
+    assert.equal(list.body.meta.total, 100);
   });
 });

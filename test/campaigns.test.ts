@@ -2,8 +2,9 @@
 // Idempotency-Key, every validation rule (status, code and the exact field path), partial
 // PUT (nested objects too) checked against the stored campaign, the list with meta and its
 // filters, each derived status through the view and through the SQL of the `status` filter,
-// soft delete, and the tenant cases (another partner's campaign 404; another partner's
-// programme, shop, product or category 422 on that field).
+// soft delete, the tenant cases (another partner's campaign 404; another partner's
+// programme, shop, product or category, or another programme's tier, 422 on that field), and
+// the caps (100 campaigns that have not ended per programme, 1,000 entries per list).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -54,6 +55,9 @@ describe('campaigns CRUD', () => {
   let otherProduct: number;
   let category: number;
   let otherCategory: number;
+  let gold: number;
+  let silver: number;
+  let otherTier: number;
   const clock = new TestClock();
   const HOUR = 3_600_000;
   const inHours = (h: number) => new Date(clock.now().getTime() + h * HOUR).toISOString();
@@ -87,6 +91,15 @@ describe('campaigns CRUD', () => {
     return { product: prod!.id, category: cat!.id };
   }
 
+  async function tier(who: PartnerFixture, partnerCardId: number, threshold: number): Promise<number> {
+    const res = await request(t.url, 'POST', `/en/partners/cards/${partnerCardId}/tiers`, {
+      headers: bearer(who.token),
+      json: { name: { en: `T${threshold}`, lt: `T${threshold}` }, threshold },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data.id as number;
+  }
+
   before(async () => {
     t = await startTestApp({}, undefined, { clock });
     p = await createPartner(t, 'Kavinė');
@@ -97,6 +110,9 @@ describe('campaigns CRUD', () => {
     otherShop = await createShop(t, other.id);
     ({ product, category } = await catalogue(p.id));
     ({ product: otherProduct, category: otherCategory } = await catalogue(other.id));
+    gold = await tier(p, programme, 100_000);
+    silver = await tier(p, programme, 50_000);
+    otherTier = await tier(other, otherProgramme, 100_000);
   });
   after(() => t.close());
 
@@ -150,7 +166,7 @@ describe('campaigns CRUD', () => {
         ends_at: '2026-06-01T00:00:00.000Z',
         schedule: { days_of_week: [5, 1, 3], from_time: '22:00', to_time: '02:00', time_zone: 'america/new_york' },
         shop_ids: [shop],
-        tier_ids: [1, 2147483647],
+        tier_ids: [gold, silver],
         conditions: { min_amount: 12.3456, product_ids: [product], category_ids: [category], skus: ['ESP-1', 'lat te'], first_purchase_only: true },
         effect: { type: 'per_currency', value: 1.25 },
         priority: -5,
@@ -162,7 +178,7 @@ describe('campaigns CRUD', () => {
       assert.deepEqual(c.conditions, body.conditions);
       assert.deepEqual(c.effect, { type: 'per_currency', value: 1.25 });
       assert.deepEqual(c.limits, body.limits);
-      assert.deepEqual([c.shop_ids, c.tier_ids, c.priority, c.exclusive, c.description], [[shop], [1, 2147483647], -5, true, 'Weekday mornings']);
+      assert.deepEqual([c.shop_ids, c.tier_ids, c.priority, c.exclusive, c.description], [[shop], [gold, silver], -5, true, 'Weekday mornings']);
       assert.equal(c.budget_left, 1000);
       const [row] = await t.app.context.database.db.select().from(campaigns).where(eq(campaigns.id, c.id));
       assert.equal(row!.minAmount, '12.3456');
@@ -249,13 +265,15 @@ describe('campaigns CRUD', () => {
       ['per_customer_per_day negative', () => ({ ...minimal(), limits: { per_customer_per_day: -1 } }), ['limits.per_customer_per_day']],
       ['min_amount negative', () => ({ ...minimal(), conditions: { min_amount: -0.01 } }), ['conditions.min_amount']],
       ['min_amount with 5 decimals', () => ({ ...minimal(), conditions: { min_amount: 1.23456 } }), ['conditions.min_amount']],
-      ['501 product ids', () => ({ ...minimal(), conditions: { product_ids: ids(501) } }), ['conditions.product_ids']],
-      ['501 category ids', () => ({ ...minimal(), conditions: { category_ids: ids(501) } }), ['conditions.category_ids']],
-      ['501 skus', () => ({ ...minimal(), conditions: { skus: ids(501).map(String) } }), ['conditions.skus']],
+      // At most 1,000 entries per list (DESIGN.md §12), refused by the schema on the field.
+      ['1,001 product ids', () => ({ ...minimal(), conditions: { product_ids: ids(1001) } }), ['conditions.product_ids']],
+      ['1,001 category ids', () => ({ ...minimal(), conditions: { category_ids: ids(1001) } }), ['conditions.category_ids']],
+      ['1,001 skus', () => ({ ...minimal(), conditions: { skus: ids(1001).map(String) } }), ['conditions.skus']],
       ['sku over 64', () => ({ ...minimal(), conditions: { skus: ['ok', long(65)] } }), ['conditions.skus.1']],
       ['blank sku', () => ({ ...minimal(), conditions: { skus: [' '] } }), ['conditions.skus.0']],
       ['repeated product id', () => ({ ...minimal(), conditions: { product_ids: [product, product] } }), ['conditions.product_ids']],
-      ['501 shop ids', () => ({ ...minimal(), shop_ids: ids(501) }), ['shop_ids']],
+      ['1,001 shop ids', () => ({ ...minimal(), shop_ids: ids(1001) }), ['shop_ids']],
+      ['1,001 tier ids', () => ({ ...minimal(), tier_ids: ids(1001) }), ['tier_ids']],
       ['tier id 0', () => ({ ...minimal(), tier_ids: [0] }), ['tier_ids.0']],
       ['tier id over int4', () => ({ ...minimal(), tier_ids: [2147483648] }), ['tier_ids.0']],
       ['priority not whole', () => ({ ...minimal(), priority: 1.5 }), ['priority']],
@@ -309,6 +327,9 @@ describe('campaigns CRUD', () => {
         [{ conditions: { product_ids: [product, otherProduct] } }, 'conditions.product_ids'],
         [{ conditions: { category_ids: [otherCategory, category] } }, 'conditions.category_ids'],
         [{ conditions: { product_ids: [2147483647] } }, 'conditions.product_ids'],
+        // tier_ids: tiers of the campaign's programme only (DESIGN.md §12).
+        [{ tier_ids: [gold, otherTier] }, 'tier_ids'],
+        [{ tier_ids: [2147483647] }, 'tier_ids'],
       ];
       for (const [body, field] of cases) {
         const before = await total();
@@ -319,8 +340,28 @@ describe('campaigns CRUD', () => {
       }
       const foreignShop = await post(p, { ...minimal(), shop_ids: [shop, otherShop] });
       assert.deepEqual(foreignShop.body.errors.shop_ids, [`These shops are not yours: ${otherShop}`]);
-      const mine = await create({ shop_ids: [shop], conditions: { product_ids: [product], category_ids: [category] } });
-      assert.deepEqual(mine.conditions.product_ids, [product]);
+      const foreignTier = await post(p, { ...minimal(), tier_ids: [gold, otherTier] });
+      assert.deepEqual(foreignTier.body.errors.tier_ids, [`These are not tiers of the campaign's programme: ${otherTier}`]);
+      const mine = await create({ shop_ids: [shop], tier_ids: [gold], conditions: { product_ids: [product], category_ids: [category] } });
+      assert.deepEqual([mine.conditions.product_ids, mine.tier_ids], [[product], [gold]]);
+    });
+
+    it("a tier of the partner's other programme is 422 on tier_ids; moving a campaign to another programme checks its stored tier_ids", async () => {
+      const second = await createProgramme(t, p.id);
+      const secondTier = await tier(p, second, 10);
+      const res = await post(p, { ...minimal(), tier_ids: [secondTier] });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(keysOf(res.body.errors), ['tier_ids']);
+      const c = await create({ tier_ids: [gold] });
+      const moved = await put(p, c.id, { partner_card_id: second });
+      assert.equal(moved.status, 422, moved.text);
+      assert.deepEqual(keysOf(moved.body.errors), ['tier_ids']);
+      const withTiers = await put(p, c.id, { partner_card_id: second, tier_ids: [secondTier] });
+      assert.equal(withTiers.status, 200, withTiers.text);
+      assert.deepEqual([withTiers.body.data.partner_card_id, withTiers.body.data.tier_ids], [second, [secondTier]]);
+      const back = await put(p, c.id, { tier_ids: [gold] });
+      assert.equal(back.status, 422, back.text);
+      assert.deepEqual(keysOf(back.body.errors), ['tier_ids']);
     });
 
     it('a deleted programme of the partner is 422 on partner_card_id', async () => {
@@ -338,6 +379,7 @@ describe('campaigns CRUD', () => {
         [{ shop_ids: [otherShop] }, 'shop_ids'],
         [{ conditions: { product_ids: [otherProduct] } }, 'conditions.product_ids'],
         [{ conditions: { category_ids: [otherCategory] } }, 'conditions.category_ids'],
+        [{ tier_ids: [otherTier] }, 'tier_ids'],
       ] as const) {
         const res = await put(p, c.id, body);
         assert.equal(res.status, 422, `${field}: ${res.text}`);
@@ -554,6 +596,96 @@ describe('campaigns CRUD', () => {
       const res = await list(fresh, '?status=live');
       assert.equal(res.status, 422, res.text);
       assert.deepEqual(keysOf(res.body.errors), ['status']);
+    });
+  });
+
+  describe('caps (DESIGN.md §12): 100 campaigns that have not ended per programme, 1,000 entries per list', () => {
+    const quotaError = [{ field: 'partner_card_id', code: 'QUOTA_EXCEEDED', message: 'A programme has at most 100 campaigns that have not ended', meta: { limit: 100 } }];
+    /** `n` campaigns of the programme written straight to the table (100 creates over HTTP would only be slower). */
+    async function planted(partnerId: number, partnerCardId: number, n: number, fields: Partial<typeof campaigns.$inferInsert> = {}): Promise<number[]> {
+      const rows = Array.from({ length: n }, (_, i) => ({ partnerId, partnerCardId, name: `Planted ${i}`, effectType: 'bonus' as const, effectValue: '1', ...fields }));
+      const out = await t.app.context.database.db.insert(campaigns).values(rows).returning({ id: campaigns.id });
+      return out.map((r) => r.id);
+    }
+
+    it('each list of 1,001 entries is 422 on its field with the schema\'s bound (create and update)', async () => {
+      const many = Array.from({ length: 1001 }, (_, i) => i + 1);
+      const c = await create();
+      for (const [body, field] of [
+        [{ shop_ids: many }, 'shop_ids'],
+        [{ tier_ids: many }, 'tier_ids'],
+        [{ conditions: { product_ids: many } }, 'conditions.product_ids'],
+        [{ conditions: { category_ids: many } }, 'conditions.category_ids'],
+        [{ conditions: { skus: many.map(String) } }, 'conditions.skus'],
+      ] as const) {
+        for (const res of [await post(p, { ...minimal(), ...body }), await put(p, c.id, body)]) {
+          assert.equal(res.status, 422, `${field}: ${res.text}`);
+          assert.deepEqual(keysOf(res.body.errors), [field]);
+          assert.ok(res.body.errors[field].includes('May not have more than 1000 items'), `${field}: ${res.text}`);
+        }
+      }
+      assert.deepEqual((await get(p, c.id)).body.data, c);
+    });
+
+    it('lists of 1,000 entries are accepted (1,001 is 422 on the field, see validation)', async () => {
+      const skus = Array.from({ length: 1000 }, (_, i) => `SKU-${i}`);
+      const c = await create({ conditions: { skus } });
+      assert.equal(c.conditions.skus.length, 1000);
+    });
+
+    it('the 101st campaign that has not ended is 422 QUOTA_EXCEEDED; ended and deleted ones do not count, nor other programmes', async () => {
+      const fresh = await createPartner(t);
+      const prog = await createProgramme(t, fresh.id);
+      const otherProg = await createProgramme(t, fresh.id);
+      const past = new Date(clock.now().getTime() - HOUR);
+      // 99 that count (paused and exhausted ones too), and some that do not.
+      await planted(fresh.id, prog, 97);
+      await planted(fresh.id, prog, 1, { isActive: false });
+      await planted(fresh.id, prog, 1, { limitUses: 1, usesCount: 1 });
+      const [ended] = await planted(fresh.id, prog, 1, { startsAt: new Date(past.getTime() - HOUR), endsAt: past });
+      await planted(fresh.id, prog, 1, { deletedAt: past, isActive: false });
+      const body = { partner_card_id: prog, name: 'C', effect: { type: 'bonus', value: 1 } };
+      const hundredth = await post(fresh, body);
+      assert.equal(hundredth.status, 201, hundredth.text);
+      const count = async () => (await list(fresh, `?partner_card_id=${prog}`)).body.meta.total as number;
+      assert.equal(await count(), 101);
+
+      const refused = await post(fresh, { ...body, name: 'One too many' });
+      assert.equal(refused.status, 422, refused.text);
+      assert.equal(refused.body.code, 'QUOTA_EXCEEDED');
+      assert.deepEqual(refused.body.errors, quotaError);
+      assert.equal(await count(), 101);
+      // One that ends in the future counts; one that has already ended does not.
+      assert.equal((await post(fresh, { ...body, ends_at: inHours(1) })).status, 422);
+      const endedAlready = await post(fresh, { ...body, starts_at: inHours(-3), ends_at: inHours(-2) });
+      assert.equal(endedAlready.status, 201, endedAlready.text);
+      assert.equal(endedAlready.body.data.status, 'ended');
+      // The quota is per programme.
+      assert.equal((await post(fresh, { ...body, partner_card_id: otherProg })).status, 201);
+
+      // Updates: editing, pausing and resuming a counted one is fine; bringing an ended one back is not.
+      const live = hundredth.body.data.id as number;
+      assert.equal((await put(fresh, live, { is_active: false })).status, 200);
+      assert.equal((await put(fresh, live, { is_active: true, name: 'Renamed' })).status, 200);
+      assert.equal((await put(fresh, ended!, { name: 'Still ended' })).status, 200);
+      for (const change of [{ ends_at: null }, { ends_at: inHours(24) }]) {
+        const back = await put(fresh, ended!, change);
+        assert.equal(back.status, 422, back.text);
+        assert.deepEqual(back.body.errors, quotaError);
+      }
+      // Moving a live campaign of another programme into the full one is refused too.
+      const elsewhere = (await post(fresh, { ...body, partner_card_id: otherProg })).body.data.id as number;
+      const moved = await put(fresh, elsewhere, { partner_card_id: prog });
+      assert.equal(moved.status, 422, moved.text);
+      assert.deepEqual(moved.body.errors, quotaError);
+      assert.equal((await get(fresh, elsewhere)).body.data.partner_card_id, otherProg);
+
+      // Room again once one is deleted: the ended one may come back.
+      assert.equal((await request(t.url, 'DELETE', `/en/partners/campaigns/${live}`, { headers: bearer(fresh.token) })).status, 200);
+      const revived = await put(fresh, ended!, { ends_at: null });
+      assert.equal(revived.status, 200, revived.text);
+      assert.equal(revived.body.data.status, 'running');
+      assert.equal((await post(fresh, body)).status, 422);
     });
   });
 

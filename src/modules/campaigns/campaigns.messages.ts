@@ -7,6 +7,11 @@ export const campaignsMessages = {
   'campaigns.shops_not_owned': { en: 'These shops are not yours: {ids}', lt: 'Šios parduotuvės ne jūsų: {ids}' },
   'campaigns.products_not_owned': { en: 'These products are not in your catalogue: {ids}', lt: 'Šių prekių nėra jūsų kataloge: {ids}' },
   'campaigns.categories_not_owned': { en: 'These categories are not in your catalogue: {ids}', lt: 'Šių kategorijų nėra jūsų kataloge: {ids}' },
+  'campaigns.tiers_not_in_programme': { en: "These are not tiers of the campaign's programme: {ids}", lt: 'Tai ne kampanijos programos lygiai: {ids}' },
+  'campaigns.too_many': {
+    en: 'A programme has at most {limit} campaigns that have not ended',
+    lt: 'Programoje gali būti ne daugiau kaip {limit} nepasibaigusių kampanijų',
+  },
   'campaigns.ends_before_starts': { en: 'Must be after starts_at', lt: 'Turi būti vėliau nei starts_at' },
   'campaigns.multiplier_range': {
     en: 'A multiplier must be greater than 1 and at most {max}',

@@ -15,6 +15,9 @@ export interface CampaignListFilter {
   status?: CampaignStatus;
 }
 
+/** Class of the per-programme advisory lock campaign creates and updates take (any constant unused elsewhere). */
+const CAMPAIGN_QUOTA_LOCK_CLASS = 7_334_203;
+
 const owned = (partnerId: number, id: number) => and(eq(campaigns.partnerId, partnerId), eq(campaigns.id, id), isNull(campaigns.deletedAt));
 
 // The counters a campaign shows are its row's plus its shards' (campaigns.tables.ts).
@@ -46,6 +49,31 @@ export const campaignsRepository = {
     const rows = await db.select(withTotals).from(campaigns).where(where).orderBy(asc(campaigns.id)).limit(limit).offset(offset);
     const [total] = await db.select({ n: count() }).from(campaigns).where(where);
     return { rows, total: total?.n ?? 0 };
+  },
+
+  /**
+   * Holds the programme's campaign quota until the transaction ends: creates and updates that
+   * could add a campaign that has not ended queue here, so that the count below is exact. An
+   * advisory lock, not the partner_cards row: awards and card sign-ups read that row.
+   */
+  async lockQuota(db: Executor, partnerCardId: number): Promise<void> {
+    await db.execute(sql`select pg_advisory_xact_lock(${CAMPAIGN_QUOTA_LOCK_CLASS}::int, ${partnerCardId}::int)`);
+  },
+
+  /** The programme's campaigns that have not ended at `now` (paused and exhausted ones too; deleted ones not), `except` one. */
+  async countNotEnded(db: Executor, partnerCardId: number, now: Date, except?: number): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(campaigns)
+      .where(
+        and(
+          eq(campaigns.partnerCardId, partnerCardId),
+          isNull(campaigns.deletedAt),
+          sql`(${campaigns.endsAt} is null or ${campaigns.endsAt} > ${now.toISOString()}::timestamptz)`,
+          except === undefined ? undefined : sql`${campaigns.id} <> ${except}`,
+        ),
+      );
+    return Number(row?.n ?? 0);
   },
 
   /** A partial update; never touches the counters, which only awards and returns move. */

@@ -21,7 +21,7 @@ const Deleted = Type.Object(EmptyEnvelope.properties, {
 const bodyObject = (body: unknown): Record<string, unknown> => (isPlainObject(body) ? body : {});
 
 const RULES =
-  'Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner\'s (else 422 on that field); tier_ids are stored and not yet checked (DESIGN §13).';
+  'Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner\'s, and tier_ids tiers of the campaign\'s programme (else 422 on that field); each list holds at most 1,000 entries. A programme has at most 100 campaigns that have not ended (ends_at unset or later than now; paused and exhausted ones count, deleted ones do not): creating the 101st, or an update that brings an ended campaign back or moves one to a full programme, is 422 QUOTA_EXCEEDED on partner_card_id, meta {limit}.';
 
 export const campaignsRoutes: FastifyPluginAsyncTypebox<{ campaigns: CampaignsService; idempotency: Idempotency }> = async (app, { campaigns, idempotency }) => {
   app.post(

@@ -8,8 +8,13 @@ import { DateTime, IdParam, Name, PageQuery } from '../../shared/schemas.js';
 import { CAMPAIGN_STATUSES } from './campaign-status.js';
 import { CAMPAIGN_EFFECT_TYPES } from './campaigns.tables.js';
 
-/** Ids, skus per list. A basket has at most 500 lines (§12), so a longer list could never all match. */
-export const MAX_LIST = 500;
+/**
+ * Ids, skus per list (DESIGN.md §12: product_ids, category_ids, skus, shop_ids, tier_ids hold
+ * at most 1,000 entries each): a bound on the work of every award that evaluates the campaign.
+ */
+export const MAX_LIST = 1000;
+/** Campaigns that have not ended per programme (DESIGN.md §12): the 101st is 422 QUOTA_EXCEEDED. */
+export const MAX_LIVE_CAMPAIGNS = 100;
 export const MAX_SKU_LENGTH = 64;
 /** points_budget, uses and the per-customer limits (§12). */
 export const MAX_LIMIT = 2_000_000_000;
@@ -77,7 +82,7 @@ function campaignProperties(withDefaults: boolean) {
     ends_at: Type.Optional(Nullable(DateTime, { description: 'Until (exclusive); after starts_at; null = open-ended.', ...d(null) })),
     schedule: Type.Optional(ScheduleIn),
     shop_ids: Type.Optional(IdList("The partner's shops where it applies; [] = every shop")),
-    tier_ids: Type.Optional(IdList('Tiers of the card it applies to (DESIGN §13: stored, not yet checked or matched); [] = every tier')),
+    tier_ids: Type.Optional(IdList("Tiers of the campaign's programme whose cards it applies to (another programme's tier: 422 on tier_ids); [] = every tier")),
     conditions: Type.Optional(ConditionsIn),
     priority: Type.Optional(Type.Integer({ minimum: -MAX_PRIORITY, maximum: MAX_PRIORITY, description: 'Higher first; ties: lower id first.', ...d(0) })),
     exclusive: Type.Optional(Type.Boolean({ description: 'When it applies, no campaign after it does.', ...d(false) })),

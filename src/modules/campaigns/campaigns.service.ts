@@ -7,7 +7,7 @@
 // `effect.value` or `schedule.to_time`); the routes merge the schema's problems with these.
 import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
-import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
+import { fail, failOn, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
@@ -15,9 +15,10 @@ import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
+import type { TiersService } from '../tiers/tiers.service.js';
 import { budgetLeft, campaignStatus } from './campaign-status.js';
 import { campaignsRepository as repo, type CampaignColumns, type CampaignListFilter, type CampaignRow } from './campaigns.repository.js';
-import { Campaign, CreateCampaignBody, MAX_MULTIPLIER, UpdateCampaignBody } from './campaigns.schemas.js';
+import { Campaign, CreateCampaignBody, MAX_LIVE_CAMPAIGNS, MAX_MULTIPLIER, UpdateCampaignBody } from './campaigns.schemas.js';
 
 export type CampaignView = Static<typeof Campaign>;
 /** A create body after the schema (top-level defaults filled in). */
@@ -181,6 +182,10 @@ const foreign = (ids: number[], owned: number[]) => {
   return ids.filter((id) => !mine.has(id));
 };
 const validIds = (ids: unknown): ids is number[] => Array.isArray(ids) && ids.length > 0 && ids.every(isRowId);
+const tooMany = () =>
+  failOn('QUOTA_EXCEEDED', 'partner_card_id', 'campaigns.too_many', { params: { limit: MAX_LIVE_CAMPAIGNS }, meta: { limit: MAX_LIVE_CAMPAIGNS } });
+/** A campaign that has not ended at `now` counts under the programme's quota (DESIGN.md §12), paused or exhausted alike. */
+const notEnded = (endsAt: Date | null, now: Date) => endsAt === null || endsAt.getTime() > now.getTime();
 
 export class CampaignsService {
   constructor(
@@ -190,6 +195,7 @@ export class CampaignsService {
       shops: ShopsService;
       partnerCards: PartnerCardsService;
       catalog: CatalogService;
+      tiers: TiersService;
     },
   ) {}
 
@@ -227,7 +233,25 @@ export class CampaignsService {
       const others = foreign(conditions.category_ids, await this.deps.catalog.ownedCategoryIds(partnerId, conditions.category_ids, tx));
       if (others.length > 0) addFieldError(errors, 'conditions.category_ids', 'campaigns.categories_not_owned', { ids: others.join(', ') });
     }
+    // tier_ids are tiers of the campaign's programme as it will be: moving a campaign to another
+    // programme checks its stored tier_ids against that one.
+    const programme = isRowId(body.partner_card_id) ? body.partner_card_id : existing?.partnerCardId;
+    const tierIds = hasOwn(body, 'tier_ids') ? body.tier_ids : existing && programme !== existing.partnerCardId ? existing.tierIds : undefined;
+    if (programme !== undefined && validIds(tierIds)) {
+      const others = foreign(tierIds, await this.deps.tiers.programmeTierIds(partnerId, programme, tierIds, tx));
+      if (others.length > 0) addFieldError(errors, 'tier_ids', 'campaigns.tiers_not_in_programme', { ids: others.join(', ') });
+    }
     return errors;
+  }
+
+  /**
+   * The programme's quota of campaigns that have not ended (DESIGN.md §12), for a campaign
+   * that will count under it and did not before (`except`: the campaign being updated). Under
+   * the programme's quota lock, held to the commit, so that parallel creates cannot pass it.
+   */
+  private async quotaLeft(tx: Executor, partnerCardId: number, now: Date, except?: number): Promise<boolean> {
+    await repo.lockQuota(tx, partnerCardId);
+    return (await repo.countNotEnded(tx, partnerCardId, now, except)) < MAX_LIVE_CAMPAIGNS;
   }
 
   /** Create in the caller's transaction (the route's Idempotency-Key one). Missing nested fields take the table's defaults. */
@@ -235,6 +259,8 @@ export class CampaignsService {
     const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, undefined);
     if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
     const now = this.deps.clock.now();
+    const endsAt = input.ends_at == null ? null : new Date(input.ends_at);
+    if (notEnded(endsAt, now) && !(await this.quotaLeft(tx, input.partner_card_id, now))) return tooMany();
     const row = await repo.insert(tx, partnerId, columnsOf(input) as CampaignColumns, now);
     return ok(campaignView(row, now));
   }
@@ -258,6 +284,13 @@ export class CampaignsService {
       const errors = await this.fieldErrors(tx, partnerId, input as unknown as Record<string, unknown>, existing);
       if (Object.keys(errors).length > 0) return fail('VALIDATION', { fields: errors });
       const now = this.deps.clock.now();
+      // An update that brings an ended campaign back (ends_at later or cleared) or moves a live
+      // one to another programme adds one to that programme's quota; pausing, editing or
+      // resuming (is_active) does not — a paused campaign counts already.
+      const programme = input.partner_card_id ?? existing.partnerCardId;
+      const endsAt = input.ends_at === undefined ? existing.endsAt : input.ends_at === null ? null : new Date(input.ends_at);
+      const counted = programme === existing.partnerCardId && notEnded(existing.endsAt, now);
+      if (notEnded(endsAt, now) && !counted && !(await this.quotaLeft(tx, programme, now, id))) return tooMany();
       const row = await repo.update(tx, partnerId, id, columnsOf(input), now);
       return row ? ok(campaignView(row, now)) : campaignNotFound();
     });

@@ -18,7 +18,7 @@
 // Campaigns are soft-deleted: the points a transaction earned from one keep its id and name,
 // and a return gives its budget back even after the campaign is gone from the list.
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, index, integer, numeric, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, date, index, integer, numeric, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 import { loyaltyCards } from '../loyalty-cards/loyalty-cards.tables.js';
 import { partnerCards } from '../partner-cards/partner-cards.tables.js';
 import { partners } from '../partners/partners.tables.js';
@@ -66,10 +66,12 @@ export const campaigns = pgTable(
     limitPerCustomerPerDay: integer('limit_per_customer_per_day'),
     limitUses: integer('limit_uses'),
     pointsBudget: integer('points_budget'),
+    // Counters that only grow are 64-bit (DESIGN.md §12; migration 0021): an unlimited
+    // campaign passes 2^31 points. As JS numbers they are exact up to 2^53.
     /** Awards with a breakdown row of the campaign (returns do not give uses back). */
-    usesCount: integer('uses_count').notNull().default(0),
+    usesCount: bigint('uses_count', { mode: 'number' }).notNull().default(0),
     /** Points given, net of returns. */
-    pointsAwarded: integer('points_awarded').notNull().default(0),
+    pointsAwarded: bigint('points_awarded', { mode: 'number' }).notNull().default(0),
     deletedAt: tz('deleted_at'),
     createdAt: tz('created_at').notNull().defaultNow(),
     updatedAt: tz('updated_at').notNull().defaultNow(),
@@ -95,7 +97,7 @@ export const campaignCardUses = pgTable(
       .notNull()
       .references(() => loyaltyCards.id, { onDelete: 'cascade' }),
     day: date({ mode: 'string' }).notNull(),
-    uses: integer().notNull(),
+    uses: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.cardId, t.day] }), check('campaign_card_uses_positive', sql`${t.uses} > 0`)],
 );
@@ -110,15 +112,19 @@ export const campaignCounters = pgTable(
       .notNull()
       .references(() => campaigns.id, { onDelete: 'cascade' }),
     shard: smallint().notNull(),
-    uses: integer().notNull().default(0),
+    uses: bigint({ mode: 'number' }).notNull().default(0),
     /** Net of returns: may go below 0 in one shard (a return on another card's shard than its award's). */
-    points: integer().notNull().default(0),
+    points: bigint({ mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.shard] })],
 );
 
-/** A campaign's counters as the API shows them and as limits are checked: its row's plus its shards'. */
+/**
+ * A campaign's counters as the API shows them and as limits are checked: its row's plus its
+ * shards'. bigint, never int: a cast to int here made every award of the programme, the
+ * campaign's views and `ledger verify` fail once a campaign passed 2^31 points.
+ */
 export const campaignTotalsSql = (alias: string) => ({
-  uses: sql.raw(`(${alias}.uses_count + coalesce((select sum(k.uses) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::int`),
-  points: sql.raw(`(${alias}.points_awarded + coalesce((select sum(k.points) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::int`),
+  uses: sql.raw(`(${alias}.uses_count + coalesce((select sum(k.uses) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::bigint`),
+  points: sql.raw(`(${alias}.points_awarded + coalesce((select sum(k.points) from campaign_counters k where k.campaign_id = ${alias}.id), 0))::bigint`),
 });

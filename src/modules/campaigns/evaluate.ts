@@ -199,15 +199,29 @@ export function inSchedule(c: Pick<CampaignFacts, 'daysOfWeek' | 'fromTime' | 't
   return false;
 }
 
+// A campaign's lists hold up to 1,000 entries each (DESIGN.md §12) and every line of every
+// award is tested against them: membership goes through a Set built once per list (kept as
+// long as the list object lives, i.e. for the loaded campaigns of one award or preview), so
+// 100 campaigns × 1,000 skus × 500 lines stays linear instead of 5·10^7 comparisons.
+const sets = new WeakMap<readonly unknown[], ReadonlySet<unknown>>();
+function setOf<T>(list: readonly T[]): ReadonlySet<T> {
+  let set = sets.get(list);
+  if (!set) sets.set(list, (set = new Set(list)));
+  return set as ReadonlySet<T>;
+}
+
 function lineMatches(c: CampaignFacts, line: BasketLine): boolean {
   if (c.productIds.length === 0 && c.categoryIds.length === 0 && c.skus.length === 0) return true;
   if (c.skus.length > 0) {
-    if (line.sku !== null && c.skus.includes(line.sku)) return true;
-    if (line.product?.sku != null && c.skus.includes(line.product.sku)) return true;
+    const skus = setOf(c.skus);
+    if (line.sku !== null && skus.has(line.sku)) return true;
+    if (line.product?.sku != null && skus.has(line.product.sku)) return true;
   }
   if (line.product === null) return false;
-  if (c.productIds.includes(line.product.id)) return true;
-  return c.categoryIds.length > 0 && line.product.categoryIds.some((id) => c.categoryIds.includes(id));
+  if (c.productIds.length > 0 && setOf(c.productIds).has(line.product.id)) return true;
+  if (c.categoryIds.length === 0) return false;
+  const categories = setOf(c.categoryIds);
+  return line.product.categoryIds.some((id) => categories.has(id));
 }
 
 /** Why a campaign does not apply before its points are known, or null. */
@@ -215,8 +229,8 @@ function gate(c: CampaignFacts, input: EvaluationInput, day: string): SkipReason
   if (c.startsAt !== null && input.now < c.startsAt) return 'outside_dates';
   if (c.endsAt !== null && input.now >= c.endsAt) return 'outside_dates';
   if (!inSchedule(c, input.now)) return 'outside_schedule';
-  if (c.shopIds.length > 0 && !c.shopIds.includes(input.shopId)) return 'shop';
-  if (c.tierIds.length > 0 && (input.card.tierId === null || !c.tierIds.includes(input.card.tierId))) return 'tier';
+  if (c.shopIds.length > 0 && !setOf(c.shopIds).has(input.shopId)) return 'shop';
+  if (c.tierIds.length > 0 && (input.card.tierId === null || !setOf(c.tierIds).has(input.card.tierId))) return 'tier';
   if (c.firstPurchaseOnly && !input.card.firstPurchase) return 'conditions';
   if (c.limitUses !== null && c.usesCount >= c.limitUses) return 'limit';
   if (input.card.hasCard && c.cardUses !== null) {

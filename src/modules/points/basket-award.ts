@@ -4,10 +4,10 @@
 // that follows it with nothing else happening.
 //
 // Limits: per-customer ones are exact because the award holds the card's row lock. `uses`
-// and `points_budget` are read again under the campaign rows' locks (taken in id order, only
-// for campaigns this award applies — awards that share no limited campaign never wait on
-// each other); when those counters moved since the first read, the basket is evaluated again
-// with them — never a check here and an increment later. The counters are then written by the
+// and `points_budget` are read again under the campaign rows' locks (taken in ascending id
+// order, all in the first round, only for campaigns this award may apply — awards that share
+// no limited campaign never wait on each other); when those counters moved since the first
+// read, the basket is evaluated again with them — never a check here and an increment later. The counters are then written by the
 // purchase's own single statement.
 import type { Executor } from '../../infra/db/index.js';
 import { fail, failOn, ok, type Result } from '../../shared/errors.js';
@@ -111,7 +111,8 @@ function sourcesOf(lines: BasketLine[], e: Evaluation): PurchaseWrite['sources']
   const tier = e.tier;
   if (tier) for (const l of lines) rows.push({ position: l.position, source: 'tier', campaignId: 0, ordinal: 1, points: tier.perLine.get(l.position) ?? 0 });
   e.campaigns.forEach((c, i) => {
-    const matching = lines.filter((l) => l.position === 0 || c.lineIds.includes(l.lineId));
+    const ids = new Set(c.lineIds);
+    const matching = lines.filter((l) => l.position === 0 || ids.has(l.lineId));
     for (const l of matching) rows.push({ position: l.position, source: 'campaign', campaignId: c.campaignId, ordinal: 2 + i, points: c.perLine.get(l.position) ?? 0 });
   });
   return rows;
@@ -223,22 +224,35 @@ export async function awardBasket(
   let { evaluation } = first.value;
   const { lines, campaigns } = first.value;
 
-  // Take `uses` and `points_budget` under the campaign rows' locks.
+  // Take `uses` and `points_budget` under the campaign rows' locks, in ONE global order
+  // (ascending id) across every round (DESIGN.md §12: two awards never deadlock on campaign
+  // rows). The first round locks, at once, every limited campaign this award could end up
+  // applying: those it applies, and — when a limited exclusive campaign closed the evaluation —
+  // those it skipped only because of that one (should the exclusive be used up under its
+  // lock, they apply in the next round). Everything else it skipped keeps its reason whatever
+  // the locked counters say (dates, shop, tier, conditions; a limit already used up when the
+  // campaigns were loaded stays so for this award: skipping it never over-gives), so a later
+  // round never needs a lock the first did not take — locking one in a later round, after
+  // higher ids, was the opposite order of another award's and deadlocked.
+  const byId = new Map(campaigns.map((c) => [c.id, c]));
+  const isLimited = (c: CampaignFacts) => c.limitUses !== null || c.pointsBudget !== null;
   const locked = new Set<number>();
-  const limited = (e: Evaluation) =>
-    e.campaigns.filter((a) => {
-      const c = campaigns.find((x) => x.id === a.campaignId)!;
-      return (c.limitUses !== null || c.pointsBudget !== null) && !locked.has(c.id);
-    });
-  for (let round = 0; limited(evaluation).length > 0; round++) {
+  const candidates = (e: Evaluation) => {
+    const applied = e.campaigns.map((a) => byId.get(a.campaignId)!);
+    const closer = applied.findLast((c) => c.exclusive);
+    const reopenable = closer && isLimited(closer) ? e.skipped.filter((s) => s.reason === 'exclusive').map((s) => byId.get(s.campaign_id)!) : [];
+    return [...applied, ...reopenable].filter((c) => isLimited(c) && !locked.has(c.id)).map((c) => c.id);
+  };
+  for (let round = 0; ; round++) {
+    const ids = candidates(evaluation);
+    if (ids.length === 0) break;
     if (round >= MAX_ROUNDS) throw new Error('campaign limits did not settle');
-    const ids = limited(evaluation).map((a) => a.campaignId);
     const counters = await basket.lockCounters(tx, ids);
     let moved = false;
     for (const id of ids) {
       locked.add(id);
       const current = counters.get(id);
-      const c = campaigns.find((x) => x.id === id)!;
+      const c = byId.get(id)!;
       if (!current) {
         // Deleted meanwhile: it no longer applies.
         c.isActive = false;

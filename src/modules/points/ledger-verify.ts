@@ -178,7 +178,7 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
   {
     // A campaign's counters are its row's plus its shards' (campaigns.tables.ts).
     check: 'campaign_points',
-    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::int as expected, ${campaignTotals.points} as actual
+    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::bigint as expected, ${campaignTotals.points} as actual
       from campaigns c left join (
         select campaign_id, sum(points - returned_points) as total from points_transaction_sources where source = 'campaign' group by campaign_id
       ) s on s.campaign_id = c.id
@@ -186,7 +186,7 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
   },
   {
     check: 'campaign_uses',
-    query: sql`select c.id as campaign_id, coalesce(s.uses, 0)::int as expected, ${campaignTotals.uses} as actual
+    query: sql`select c.id as campaign_id, coalesce(s.uses, 0)::bigint as expected, ${campaignTotals.uses} as actual
       from campaigns c left join (
         select campaign_id, count(distinct transaction_id) as uses from points_transaction_sources where source = 'campaign' group by campaign_id
       ) s on s.campaign_id = c.id

@@ -35,6 +35,16 @@ export const tiersCrudRepository = {
     return rows.length > 0;
   },
 
+  /** Which of `ids` are tiers of the partner's programme (a campaign's tier_ids, DESIGN.md §12). */
+  async idsInProgramme(db: Executor, partnerId: number, partnerCardId: number, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({ id: tiers.id })
+      .from(tiers)
+      .where(and(eq(tiers.partnerId, partnerId), eq(tiers.partnerCardId, partnerCardId), inArray(tiers.id, [...ids])));
+    return rows.map((r) => r.id);
+  },
+
   async programmeExists(db: Executor, partnerId: number, partnerCardId: number): Promise<boolean> {
     const rows = await db
       .select({ id: partnerCards.id })

@@ -128,6 +128,11 @@ export class TiersService {
     return ok((await crud.list(this.db, partnerId, partnerCardId)).map(tierResource));
   }
 
+  /** Which of `ids` are tiers of the partner's programme `partnerCardId` (the campaigns module checks tier_ids with it). */
+  programmeTierIds(partnerId: number, partnerCardId: number, ids: readonly number[], tx: Executor = this.db): Promise<number[]> {
+    return crud.idsInProgramme(tx, partnerId, partnerCardId, ids);
+  }
+
   /** Rule problems of a body that failed the schema; with `id`, checks the tier exists first (404 wins). */
   async problems(partnerId: number, partnerCardId: number, body: Record<string, unknown>, id?: number): Promise<Result<FieldErrors>> {
     if (!(await crud.programmeExists(this.db, partnerId, partnerCardId))) return programmeNotFound();

@@ -2416,7 +2416,7 @@ export interface paths {
         put?: never;
         /**
          * Create a campaign
-         * @description Points on top of the programme's base rule for the awards it applies to. schedule, conditions and limits may be left out or sent in part: missing fields take their defaults. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's (else 422 on that field); tier_ids are stored and not yet checked (DESIGN §13). Honours Idempotency-Key.
+         * @description Points on top of the programme's base rule for the awards it applies to. schedule, conditions and limits may be left out or sent in part: missing fields take their defaults. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's, and tier_ids tiers of the campaign's programme (else 422 on that field); each list holds at most 1,000 entries. A programme has at most 100 campaigns that have not ended (ends_at unset or later than now; paused and exhausted ones count, deleted ones do not): creating the 101st, or an update that brings an ended campaign back or moves one to a full programme, is 422 QUOTA_EXCEEDED on partner_card_id, meta {limit}. Honours Idempotency-Key.
          */
         post: operations["postPartnersCampaigns"];
         delete?: never;
@@ -2439,7 +2439,7 @@ export interface paths {
         get: operations["getPartnersCampaignsById"];
         /**
          * Update a campaign (any subset of the fields)
-         * @description Only the fields sent change, inside schedule, conditions, effect and limits too; `data` is the whole campaign. The campaign as it will be is checked (a to_time sent alone must fit the stored from_time; an effect type sent alone, the stored value). uses_count and points_awarded are not changed: lowering points_budget to what was given makes the campaign exhausted. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's (else 422 on that field); tier_ids are stored and not yet checked (DESIGN §13).
+         * @description Only the fields sent change, inside schedule, conditions, effect and limits too; `data` is the whole campaign. The campaign as it will be is checked (a to_time sent alone must fit the stored from_time; an effect type sent alone, the stored value). uses_count and points_awarded are not changed: lowering points_budget to what was given makes the campaign exhausted. Validation problems come back together as one 422 with dotted field paths (effect.value, schedule.to_time, conditions.product_ids …). partner_card_id, shop_ids, conditions.product_ids and conditions.category_ids must be the partner's, and tier_ids tiers of the campaign's programme (else 422 on that field); each list holds at most 1,000 entries. A programme has at most 100 campaigns that have not ended (ends_at unset or later than now; paused and exhausted ones count, deleted ones do not): creating the 101st, or an update that brings an ended campaign back or moves one to a full programme, is 422 QUOTA_EXCEEDED on partner_card_id, meta {limit}.
          */
         put: operations["putPartnersCampaignsById"];
         post?: never;
@@ -19535,19 +19535,19 @@ export interface operations {
                         /** @description IANA time zone of the days, hours and per-day limits; default "Europe/Vilnius". */
                         time_zone?: string;
                     };
-                    /** @description The partner's shops where it applies; [] = every shop (at most 500, no repeats) */
+                    /** @description The partner's shops where it applies; [] = every shop (at most 1000, no repeats) */
                     shop_ids?: number[];
-                    /** @description Tiers of the card it applies to (DESIGN §13: stored, not yet checked or matched); [] = every tier (at most 500, no repeats) */
+                    /** @description Tiers of the campaign's programme whose cards it applies to (another programme's tier: 422 on tier_ids); [] = every tier (at most 1000, no repeats) */
                     tier_ids?: number[];
                     /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
                     conditions?: {
                         /** @description EUR the matching lines must come to (met at ≥); at most 4 decimals; null (default) = none. */
                         min_amount?: number | null;
-                        /** @description The partner's catalogue products a line may match (at most 500, no repeats) */
+                        /** @description The partner's catalogue products a line may match (at most 1000, no repeats) */
                         product_ids?: number[];
-                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 500, no repeats) */
+                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 1000, no repeats) */
                         category_ids?: number[];
-                        /** @description SKUs a line may match, by its own sku or its product's (at most 500, each ≤ 64 characters). With no product, category or sku condition every line matches. */
+                        /** @description SKUs a line may match, by its own sku or its product's (at most 1000, each ≤ 64 characters). With no product, category or sku condition every line matches. */
                         skus?: string[];
                         /** @description Only the card's first purchase in the programme; default false. */
                         first_purchase_only?: boolean;
@@ -19984,19 +19984,19 @@ export interface operations {
                         /** @description IANA time zone of the days, hours and per-day limits; default "Europe/Vilnius". */
                         time_zone?: string;
                     };
-                    /** @description The partner's shops where it applies; [] = every shop (at most 500, no repeats) */
+                    /** @description The partner's shops where it applies; [] = every shop (at most 1000, no repeats) */
                     shop_ids?: number[];
-                    /** @description Tiers of the card it applies to (DESIGN §13: stored, not yet checked or matched); [] = every tier (at most 500, no repeats) */
+                    /** @description Tiers of the campaign's programme whose cards it applies to (another programme's tier: 422 on tier_ids); [] = every tier (at most 1000, no repeats) */
                     tier_ids?: number[];
                     /** @description Any subset of its fields; the rest take their defaults (create) or stay as stored (update). */
                     conditions?: {
                         /** @description EUR the matching lines must come to (met at ≥); at most 4 decimals; null (default) = none. */
                         min_amount?: number | null;
-                        /** @description The partner's catalogue products a line may match (at most 500, no repeats) */
+                        /** @description The partner's catalogue products a line may match (at most 1000, no repeats) */
                         product_ids?: number[];
-                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 500, no repeats) */
+                        /** @description The partner's catalogue categories a line may match (a category includes its descendants) (at most 1000, no repeats) */
                         category_ids?: number[];
-                        /** @description SKUs a line may match, by its own sku or its product's (at most 500, each ≤ 64 characters). With no product, category or sku condition every line matches. */
+                        /** @description SKUs a line may match, by its own sku or its product's (at most 1000, each ≤ 64 characters). With no product, category or sku condition every line matches. */
                         skus?: string[];
                         /** @description Only the card's first purchase in the programme; default false. */
                         first_purchase_only?: boolean;
