@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import smpp from 'smpp';
 import { smsAccounts, smsCarrierReceipts } from '../src/modules/sms/sms.tables.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { startTestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, request } from './helpers/http.js';
 

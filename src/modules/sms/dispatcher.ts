@@ -29,7 +29,7 @@
 // sms_carrier_receipts (a receipt can arrive before its part is known: it waits for it, at most
 // RECEIPT_WAIT_MS, then is kept `unapplied`). Carrier ids are unique only in time: a receipt
 // applies to the most recent part with its id, to its handset, submitted before it (applyToParts).
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../../infra/db/index.js';
 import { parseAmount } from '../../shared/money.js';
 import type { Clock } from '../../shared/time.js';
@@ -95,8 +95,6 @@ const MAX_RECORD_FAILURES = 5;
 /** A message this node has handed parts of to a remote carrier, until every part is answered. */
 interface Held {
   row: SmsMessageRow;
-  /** When its parts of this attempt were handed over (their submit_sm written right after). */
-  handedAt: Date;
   total: number;
   /** Parts the carrier accepted in earlier attempts (in sms_message_parts). */
   acceptedBefore: number;
@@ -116,7 +114,6 @@ interface Answer {
 
 interface Pick {
   row: SmsMessageRow;
-  handedAt: Date;
   total: number;
   acceptedBefore: number;
   parts: PreparedPart[];
@@ -288,9 +285,8 @@ export class SmsDispatcher {
     // that id. The last of several for one id in this call wins.
     const list = [...new Map(given.map((r) => [r.carrierMessageId, r])).values()];
     if (list.length === 0) return;
-    // The dispatcher's clock, as the hand-overs it is compared with (a part matches only a
-    // receipt received after it was submitted).
-    const receivedAt = this.now();
+    // received_at is the store's clock, as the hand-overs' handed_at it is compared with (a
+    // part matches only a receipt received after it was submitted), also across nodes.
     // In slices: five parameters a receipt, and a statement takes at most 65,535.
     for (let i = 0; i < list.length; i += RECEIPT_INSERT_SLICE) {
       await (tx ?? this.database.db)
@@ -301,7 +297,6 @@ export class SmsDispatcher {
             state: r.state,
             error: r.error ?? null,
             destination: r.destination ?? null,
-            receivedAt,
           })),
         )
         .onConflictDoUpdate({
@@ -310,7 +305,7 @@ export class SmsDispatcher {
             state: sql`excluded.state`,
             error: sql`excluded.error`,
             destination: sql`excluded.destination`,
-            receivedAt: sql`excluded.received_at`,
+            receivedAt: sql`now()`,
             appliedAt: null,
             outcome: null,
             note: null,
@@ -550,7 +545,7 @@ export class SmsDispatcher {
       if (result.ok) {
         sent.push(row.id);
         for (const p of result.parts) {
-          parts.push({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId, submittedAt: this.now() });
+          parts.push({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId });
         }
       } else if (result.permanent) {
         await this.lifecycle.transition(tx, row.id, 'failed', { at: this.now(), error: result.error, refund: true });
@@ -697,18 +692,19 @@ export class SmsDispatcher {
       }
       const parts = remaining.slice(0, budget);
       budget -= parts.length;
-      picks.push({ row, handedAt: this.now(), total: prepared.parts.length, acceptedBefore: prepared.parts.length - remaining.length, parts });
+      picks.push({ row, total: prepared.parts.length, acceptedBefore: prepared.parts.length - remaining.length, parts });
     }
     if (picks.length === 0) return [];
-    const at = picks[0]!.handedAt;
-    for (const p of picks) p.handedAt = at;
+    const at = this.now();
     await tx
       .update(smsMessages)
       .set({ submittingAt: at })
       .where(inArray(smsMessages.id, picks.map((p) => p.row.id)));
     const handovers = await tx
       .insert(smsHandovers)
-      .values(picks.flatMap((p) => p.parts.map((part) => ({ messageId: p.row.id, partNo: part.partNo, handedAt: at }))))
+      // handed_at is the store's clock (its default), as receipts' received_at: the two are
+      // compared (a receipt waits for the parts handed over before it), also across nodes.
+      .values(picks.flatMap((p) => p.parts.map((part) => ({ messageId: p.row.id, partNo: part.partNo }))))
       .returning({ id: smsHandovers.id });
     let i = 0;
     return picks.map((p) => ({ ...p, handoverIds: p.parts.map(() => handovers[i++]!.id) }));
@@ -718,7 +714,6 @@ export class SmsDispatcher {
   private write(carrier: RemoteCarrier, pick: Pick): void {
     const held: Held = {
       row: pick.row,
-      handedAt: pick.handedAt,
       total: pick.total,
       acceptedBefore: pick.acceptedBefore,
       outstanding: pick.parts.length,
@@ -806,11 +801,20 @@ export class SmsDispatcher {
       const error = a.result.outcome === 'accepted' ? null : a.result.error;
       await tx.update(smsHandovers).set({ answeredAt: now, outcome: a.result.outcome, error }).where(eq(smsHandovers.id, a.handoverId));
     }
-    const accepted = group.flatMap((a) => (a.result.outcome === 'accepted' ? [{ partNo: a.partNo, id: a.result.carrierMessageId }] : []));
+    const accepted = group.flatMap((a) =>
+      a.result.outcome === 'accepted' ? [{ partNo: a.partNo, id: a.result.carrierMessageId, handoverId: a.handoverId }] : [],
+    );
     if (accepted.length > 0) {
       await tx
         .insert(smsMessageParts)
-        .values(accepted.map((p) => ({ messageId: held.row.id, partNo: p.partNo, carrierMessageId: p.id, submittedAt: held.handedAt })));
+        .values(
+          accepted.map((p) => ({
+            messageId: held.row.id,
+            partNo: p.partNo,
+            carrierMessageId: p.id,
+            submittedAt: sql`(select ${smsHandovers.handedAt} from ${smsHandovers} where ${smsHandovers.id} = ${p.handoverId})`,
+          })),
+        );
       // A receipt may have come before this answer (the SMSC sent deliver_sm first): it is
       // applied now, in this transaction — so a part it fails stops the rest of its message
       // before another part is claimed.
@@ -888,12 +892,14 @@ export class SmsDispatcher {
    * SMPP carrier has already cut off). It is looked up under the carrier's id spelling only.
    */
   private async applyReceiptsIn(tx: Tx, isolated: boolean): Promise<void> {
-    const now = this.now();
-    // Waited long enough: kept for operators (sms_carrier_receipts, outcome unapplied).
+    // Waited long enough: kept for operators (sms_carrier_receipts, outcome unapplied). The
+    // store's clock, as received_at.
     const gaveUp = await tx
       .update(smsCarrierReceipts)
       .set({ outcome: 'unapplied', note: `no part sent to its number with this id within its validity after ${this.receiptWaitMs / 60_000} minutes` })
-      .where(and(isNull(smsCarrierReceipts.outcome), lte(smsCarrierReceipts.receivedAt, new Date(now.getTime() - this.receiptWaitMs))))
+      .where(
+        and(isNull(smsCarrierReceipts.outcome), lte(smsCarrierReceipts.receivedAt, sql`now() - make_interval(secs => ${this.receiptWaitMs / 1000})`)),
+      )
       .returning({ id: smsCarrierReceipts.carrierMessageId, state: smsCarrierReceipts.state, receivedAt: smsCarrierReceipts.receivedAt });
     for (const r of gaveUp) {
       this.options.log.warn(
@@ -978,7 +984,6 @@ export class SmsDispatcher {
       })),
     );
     const now = this.now().toISOString();
-    const inDoubtSince = new Date(this.now().getTime() - this.options.inDoubtAfterMs).toISOString();
     const defaultValiditySecs = this.defaultValidityMs / 1000;
     const res = await tx.execute(sql`
       with v as (
@@ -988,7 +993,7 @@ export class SmsDispatcher {
         select v.* from v
         where not exists (
           select 1 from ${smsHandovers} h
-          where h.answered_at is null and h.handed_at <= v.received_at and h.handed_at > ${inDoubtSince}::timestamptz
+          where h.answered_at is null and h.handed_at <= v.received_at and h.handed_at > now() - make_interval(secs => ${this.options.inDoubtAfterMs / 1000})
         )
       ),
       target as (
