@@ -544,9 +544,7 @@ export class SmsDispatcher {
       const result = results[i]!;
       if (result.ok) {
         sent.push(row.id);
-        for (const p of result.parts) {
-          parts.push({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId });
-        }
+        for (const p of result.parts) parts.push({ messageId: row.id, partNo: p.partNo, carrierMessageId: p.carrierMessageId });
       } else if (result.permanent) {
         await this.lifecycle.transition(tx, row.id, 'failed', { at: this.now(), error: result.error, refund: true });
       } else {
@@ -1097,7 +1095,7 @@ export class SmsDispatcher {
 
 /**
  * What a message's parts make of it: failed when any part failed (with the carrier's reason;
- * the charge stays, the carrier had it), expired when any part expired (refunded), delivered
+ * the charge stays for the parts the carrier had, see failByReceipt), expired when any part expired (refunded), delivered
  * when every part is delivered; otherwise nothing yet.
  */
 function settlement(
