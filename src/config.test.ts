@@ -287,6 +287,7 @@ describe('loadConfig: SMPP carrier', () => {
     assert.equal(c.sms.smppThroughput, 50);
     assert.equal(c.sms.defaultValidityMinutes, 2880);
     assert.equal(c.sms.smppResponseTimeoutMs, 10_000);
+    assert.equal(c.sms.smppReceiptIdFormat, 'same');
     assert.equal(loadConfig({ SMS_DEFAULT_VALIDITY_MINUTES: '60' }).sms.defaultValidityMinutes, 60);
   });
 
@@ -297,12 +298,15 @@ describe('loadConfig: SMPP carrier', () => {
       SMPP_ENQUIRE_LINK_MS: '15000',
       SMPP_WINDOW: '4',
       SMPP_THROUGHPUT: '25',
+      SMPP_RECEIPT_ID_FORMAT: 'decimal',
     });
     assert.equal(c.sms.carrier, 'smpp');
     assert.equal(c.sms.smppUrl, 'smpp://loyalty:s3cret@smsc.example.com:2775');
     assert.equal(c.sms.smppEnquireLinkMs, 15_000);
     assert.equal(c.sms.smppWindow, 4);
     assert.equal(c.sms.smppThroughput, 25);
+    assert.equal(c.sms.smppReceiptIdFormat, 'decimal');
+    assert.equal(loadConfig({ SMPP_RECEIPT_ID_FORMAT: 'hex' }).sms.smppReceiptIdFormat, 'hex');
   });
 
   it('needs SMPP_URL when SMS_CARRIER=smpp', () => {
@@ -331,6 +335,7 @@ describe('loadConfig: SMPP carrier', () => {
     ['SMS_DEFAULT_VALIDITY_MINUTES', '0'],
     ['SMS_DEFAULT_VALIDITY_MINUTES', '10081'],
     ['SMPP_RESPONSE_TIMEOUT_MS', '50'],
+    ['SMPP_RECEIPT_ID_FORMAT', 'auto'],
   ] as const) {
     it(`rejects ${name}=${JSON.stringify(value)} naming the variable`, () => {
       const problems = problemsOf({ [name]: value });

@@ -75,6 +75,13 @@ export interface Config {
     smppThroughput: number;
     /** SMPP_RESPONSE_TIMEOUT_MS: wait for a response PDU (and for connect + bind); a late submit_sm_resp drops the session. */
     smppResponseTimeoutMs: number;
+    /**
+     * SMPP_RECEIPT_ID_FORMAT: how the carrier writes a part's id in its delivery receipts,
+     * relative to the id its submit_sm_resp gave: `same` (as given), `decimal` (the receipt has
+     * in decimal what submit_sm_resp gave in hex) or `hex` (the other way round). Only that
+     * spelling is looked up: the others may be another message's id.
+     */
+    smppReceiptIdFormat: 'same' | 'hex' | 'decimal';
     /** SMS_SYSTEM_SENDER: sender name of the platform's own messages (sign-in codes). */
     systemSender: string;
   };
@@ -558,6 +565,7 @@ export function loadConfig(env: Env = process.env, version = '0.0.0'): Config {
       smppWindow: r.int('SMPP_WINDOW', 10, 1, 1000),
       smppThroughput: r.int('SMPP_THROUGHPUT', 50, 1, 10_000),
       smppResponseTimeoutMs: r.int('SMPP_RESPONSE_TIMEOUT_MS', 10_000, 100, 120_000),
+      smppReceiptIdFormat: r.oneOf('SMPP_RECEIPT_ID_FORMAT', 'same', ['same', 'hex', 'decimal'] as const),
       systemSender: systemSender(r, 'SMS_SYSTEM_SENDER', 'Loyalty'),
     },
     points: {

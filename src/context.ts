@@ -216,6 +216,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
       batchSize: 50,
       inDoubtAfterMs: config.sms.inDoubtAfterMs,
       defaultValidityMs: config.sms.defaultValidityMinutes * 60_000,
+      receiptIdFormat: config.sms.carrier === 'smpp' ? config.sms.smppReceiptIdFormat : 'same',
       retryBackoffMs: [5_000, 15_000, 60_000, 300_000],
       log: opts.log,
     });

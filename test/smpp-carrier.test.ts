@@ -11,7 +11,8 @@ import {
   type RawUserData,
   parseReceiptText,
   parseSmppUrl,
-  receiptIdCandidates,
+  receiptHandset,
+  receiptLookupIds,
   SmppCarrier,
   smppAbsoluteTime,
   smppStatusText,
@@ -109,15 +110,31 @@ describe('SMPP helpers (pure)', () => {
     assert.deepEqual(parseReceiptText('\u0000\u00ff garbage'), {});
   });
 
-  it('lists the spellings a receipt id may have had in submit_sm_resp, the id as given first', () => {
-    const c = receiptIdCandidates('0180092929'); // 0x0ABC0001 written in decimal, zero-padded
-    assert.equal(c[0], '0180092929');
-    for (const spelling of ['180092929', 'abc0001', 'ABC0001', '0abc0001', '0ABC0001']) assert.ok(c.includes(spelling), spelling);
-    const hex = receiptIdCandidates('7e4d3c2a');
-    assert.equal(hex[0], '7e4d3c2a');
-    assert.ok(hex.includes('7E4D3C2A') && hex.includes(String(0x7e4d3c2a)), hex.join(' '));
-    assert.deepEqual(receiptIdCandidates('msg-1'), ['msg-1']);
-    assert.deepEqual(receiptIdCandidates('  '), []);
+  it('looks a receipt id up under the carrier\'s one spelling only (SMPP_RECEIPT_ID_FORMAT)', () => {
+    // same: the id as given, never its hex or decimal reading ("272" is not hex "110").
+    assert.deepEqual(receiptLookupIds('272', 'same'), ['272']);
+    assert.deepEqual(receiptLookupIds(' 0ABC0001 ', 'same'), ['0ABC0001']);
+    // decimal: the receipt writes in decimal what submit_sm_resp gave in hex.
+    const c = receiptLookupIds('0180092929', 'decimal'); // 0x0ABC0001 written in decimal, zero-padded
+    assert.deepEqual(c.sort(), ['0ABC0001', '0abc0001', 'ABC0001', 'abc0001'].sort());
+    assert.ok(!c.includes('0180092929'), 'not the id as given');
+    assert.deepEqual(receiptLookupIds('272', 'decimal').sort(), ['00000110', '110'].sort());
+    assert.deepEqual(receiptLookupIds('7e4d3c2a', 'decimal'), []);
+    // hex: the receipt writes in hex what submit_sm_resp gave in decimal.
+    assert.deepEqual(receiptLookupIds('110', 'hex'), ['272', '0000000272']);
+    assert.deepEqual(receiptLookupIds('7e4d3c2a', 'hex'), [String(0x7e4d3c2a), String(0x7e4d3c2a)]
+      .filter((v, i, a) => a.indexOf(v) === i));
+    assert.deepEqual(receiptLookupIds('msg-1', 'hex'), []);
+    assert.deepEqual(receiptLookupIds('  ', 'same'), []);
+  });
+
+  it('reads the handset a receipt names from its source_addr', () => {
+    assert.equal(receiptHandset('37060012345', 1), '+37060012345');
+    assert.equal(receiptHandset('+37060012345', 0), '+37060012345');
+    assert.equal(receiptHandset('060012345', 2), '060012345');
+    assert.equal(receiptHandset('', 1), undefined);
+    assert.equal(receiptHandset('Shop', 5), undefined);
+    assert.equal(receiptHandset(undefined, 1), undefined);
   });
 
   it('classifies deliver_sm: TLVs first, then text; interim, mobile-originated and garbage apart', () => {
@@ -299,7 +316,7 @@ describe('SmppCarrier against a test SMSC', () => {
     assert.equal((s.validity as Date).toISOString(), validityAt.toISOString());
   });
 
-  it('turns a receipt whose id is decimal (submit_sm_resp was hex) into a delivered receipt the id candidates match', async () => {
+  it('turns a receipt whose id is decimal (submit_sm_resp was hex) into a delivered receipt the decimal format looks up', async () => {
     const result = await h.carrier.submit(message('Decimal receipt'), tx);
     assert.ok(result.ok, JSON.stringify(result));
     const submitId = result.parts[0]!.carrierMessageId;
@@ -308,8 +325,8 @@ describe('SmppCarrier against a test SMSC', () => {
     assert.equal(await h.smsc.deliverReceipt(submitId, 'DELIVRD', { idFormat: 'decimal' }), 0);
     const r = await waitFor(() => h.receipts[count], 2000, 'receipt');
     const decimal = BigInt(`0x${submitId}`).toString(10).padStart(10, '0');
-    assert.deepEqual(r, { carrierMessageId: decimal, state: 'delivered' });
-    assert.ok(receiptIdCandidates(r.carrierMessageId).includes(submitId), 'candidates include the submit id');
+    assert.deepEqual(r, { carrierMessageId: decimal, state: 'delivered', destination: '+37060012345' });
+    assert.ok(receiptLookupIds(r.carrierMessageId, 'decimal').includes(submitId), 'the decimal format looks up the submit id');
   });
 
   it('reads receipts from the TLVs, and with 12-digit dates in the text', async () => {
@@ -321,8 +338,8 @@ describe('SmppCarrier against a test SMSC', () => {
     assert.equal(await h.smsc.deliverReceipt(id, 'UNDELIV', { dateDigits: 12, err: '034' }), 0);
     await waitFor(() => h.receipts.length >= count + 2, 2000, 'two receipts');
     assert.deepEqual(h.receipts.slice(count), [
-      { carrierMessageId: id, state: 'expired' },
-      { carrierMessageId: id, state: 'failed', error: 'UNDELIV (err 034)' },
+      { carrierMessageId: id, state: 'expired', destination: '+37060012345' },
+      { carrierMessageId: id, state: 'failed', error: 'UNDELIV (err 034)', destination: '+37060012345' },
     ]);
   });
 
@@ -468,7 +485,7 @@ describe('SmppCarrier sessions', () => {
       );
       assert.equal(await h.smsc.deliverReceipt(first.parts[0]!.carrierMessageId, 'DELIVRD'), 0);
       await waitFor(() => h.receipts.length === 1, 2000, 'receipt');
-      assert.deepEqual(h.receipts, [{ carrierMessageId: first.parts[0]!.carrierMessageId, state: 'delivered' }]);
+      assert.deepEqual(h.receipts, [{ carrierMessageId: first.parts[0]!.carrierMessageId, state: 'delivered', destination: '+37060012345' }]);
     } finally {
       await h.stop();
     }

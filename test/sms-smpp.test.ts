@@ -108,8 +108,9 @@ describe('SMS over SMPP, end to end', () => {
     assert.equal(submit.registeredDelivery, 1);
     await waitStatus(id, 'sent');
 
-    // The SMSC reports delivery, writing the id in decimal as many do.
-    assert.equal(await smsc.deliverReceipt(submit.messageId, 'DELIVRD', { idFormat: 'decimal' }), 0);
+    // The SMSC reports delivery (a decimal receipt id is looked up only with
+    // SMPP_RECEIPT_ID_FORMAT=decimal: test/sms-smpp-receipts.test.ts).
+    assert.equal(await smsc.deliverReceipt(submit.messageId, 'DELIVRD'), 0);
     const done = await waitStatus(id, 'delivered');
     assert.ok(done.delivered_at);
 

@@ -26,10 +26,12 @@
 //
 // Every tick also expires messages past their validity (refunded; a message sent without one
 // has SMS_DEFAULT_VALIDITY_MINUTES from its send) and applies delivery receipts recorded in
-// sms_carrier_receipts (a receipt can arrive before its part is known). Carrier ids are unique
-// only in time: a receipt applies to the most recent part with its id (applyToParts).
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+// sms_carrier_receipts (a receipt can arrive before its part is known: it waits for it, at most
+// RECEIPT_WAIT_MS, then is kept `unapplied`). Carrier ids are unique only in time: a receipt
+// applies to the most recent part with its id, to its handset, submitted before it (applyToParts).
+import { and, asc, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../../infra/db/index.js';
+import { parseAmount } from '../../shared/money.js';
 import type { Clock } from '../../shared/time.js';
 import type {
   Carrier,
@@ -40,7 +42,7 @@ import type {
   RemoteCarrier,
   TransactionalCarrier,
 } from './carriers/carrier.js';
-import { receiptIdCandidates } from './carriers/smpp-carrier.js';
+import { receiptLookupIds, type ReceiptIdFormat } from './carriers/smpp-carrier.js';
 import type { SmsLifecycle, SmsMessageRow, TransitionOptions } from './sms-lifecycle.js';
 import { layout } from './sms-text.js';
 import { smsCarrierReceipts, smsHandovers, smsMessageParts, smsMessages } from './sms.tables.js';
@@ -66,6 +68,10 @@ export interface DispatcherOptions {
    * by then it is `expired`, so nothing stays `sent` for ever (DESIGN.md §4).
    */
   defaultValidityMs?: number;
+  /** How the carrier writes part ids in its receipts (SMPP_RECEIPT_ID_FORMAT; default `same`). */
+  receiptIdFormat?: ReceiptIdFormat;
+  /** How long a receipt waits for its part before it is kept `unapplied` (default 10 minutes). */
+  receiptWaitMs?: number;
   log: DispatcherLog;
 }
 
@@ -79,10 +85,10 @@ const DEFAULT_VALIDITY_MS = 2880 * 60_000;
 /** Consecutive failures of the store: ticks back off from pollMs doubling to this. */
 const MAX_ERROR_BACKOFF_MS = 30_000;
 /** Receipts recorded per INSERT. */
-const RECEIPT_INSERT_SLICE = 5000;
+const RECEIPT_INSERT_SLICE = 3000;
 
-/** How long a receipt is tried against the parts we know before it is left alone. */
-const RECEIPT_MATCH_WINDOW_MS = 3_600_000;
+/** How long a receipt waits for its part (its submit_sm_resp on its way) before it is kept unapplied. */
+const RECEIPT_WAIT_MS = 600_000;
 /** An answer that cannot be recorded this many times is left to the in-doubt sweep. */
 const MAX_RECORD_FAILURES = 5;
 
@@ -136,6 +142,8 @@ export class SmsDispatcher {
 
   private readonly maxAttempts: number;
   private readonly defaultValidityMs: number;
+  private readonly receiptIdFormat: ReceiptIdFormat;
+  private readonly receiptWaitMs: number;
 
   constructor(
     private readonly database: Database,
@@ -146,6 +154,8 @@ export class SmsDispatcher {
   ) {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.defaultValidityMs = options.defaultValidityMs ?? DEFAULT_VALIDITY_MS;
+    this.receiptIdFormat = options.receiptIdFormat ?? 'same';
+    this.receiptWaitMs = options.receiptWaitMs ?? RECEIPT_WAIT_MS;
   }
 
   /** A transaction whose status changes are announced once it has committed. */
@@ -275,14 +285,31 @@ export class SmsDispatcher {
     // that id. The last of several for one id in this call wins.
     const list = [...new Map(given.map((r) => [r.carrierMessageId, r])).values()];
     if (list.length === 0) return;
-    // In slices: three parameters a receipt, and a statement takes at most 65,535.
+    // received_at is the store's clock, as the hand-overs' handed_at it is compared with (a
+    // part matches only a receipt received after it was submitted), also across nodes.
+    // In slices: five parameters a receipt, and a statement takes at most 65,535.
     for (let i = 0; i < list.length; i += RECEIPT_INSERT_SLICE) {
       await (tx ?? this.database.db)
         .insert(smsCarrierReceipts)
-        .values(list.slice(i, i + RECEIPT_INSERT_SLICE).map((r) => ({ carrierMessageId: r.carrierMessageId, state: r.state, error: r.error ?? null })))
+        .values(
+          list.slice(i, i + RECEIPT_INSERT_SLICE).map((r) => ({
+            carrierMessageId: r.carrierMessageId,
+            state: r.state,
+            error: r.error ?? null,
+            destination: r.destination ?? null,
+          })),
+        )
         .onConflictDoUpdate({
           target: smsCarrierReceipts.carrierMessageId,
-          set: { state: sql`excluded.state`, error: sql`excluded.error`, receivedAt: sql`now()`, appliedAt: null },
+          set: {
+            state: sql`excluded.state`,
+            error: sql`excluded.error`,
+            destination: sql`excluded.destination`,
+            receivedAt: sql`now()`,
+            appliedAt: null,
+            outcome: null,
+            note: null,
+          },
         });
     }
     this.wake();
@@ -673,7 +700,9 @@ export class SmsDispatcher {
       .where(inArray(smsMessages.id, picks.map((p) => p.row.id)));
     const handovers = await tx
       .insert(smsHandovers)
-      .values(picks.flatMap((p) => p.parts.map((part) => ({ messageId: p.row.id, partNo: part.partNo, handedAt: at }))))
+      // handed_at is the store's clock (its default), as receipts' received_at: the two are
+      // compared (a receipt waits for the parts handed over before it), also across nodes.
+      .values(picks.flatMap((p) => p.parts.map((part) => ({ messageId: p.row.id, partNo: part.partNo }))))
       .returning({ id: smsHandovers.id });
     let i = 0;
     return picks.map((p) => ({ ...p, handoverIds: p.parts.map(() => handovers[i++]!.id) }));
@@ -770,9 +799,24 @@ export class SmsDispatcher {
       const error = a.result.outcome === 'accepted' ? null : a.result.error;
       await tx.update(smsHandovers).set({ answeredAt: now, outcome: a.result.outcome, error }).where(eq(smsHandovers.id, a.handoverId));
     }
-    const accepted = group.flatMap((a) => (a.result.outcome === 'accepted' ? [{ partNo: a.partNo, id: a.result.carrierMessageId }] : []));
+    const accepted = group.flatMap((a) =>
+      a.result.outcome === 'accepted' ? [{ partNo: a.partNo, id: a.result.carrierMessageId, handoverId: a.handoverId }] : [],
+    );
     if (accepted.length > 0) {
-      await tx.insert(smsMessageParts).values(accepted.map((p) => ({ messageId: held.row.id, partNo: p.partNo, carrierMessageId: p.id })));
+      await tx
+        .insert(smsMessageParts)
+        .values(
+          accepted.map((p) => ({
+            messageId: held.row.id,
+            partNo: p.partNo,
+            carrierMessageId: p.id,
+            submittedAt: sql`(select ${smsHandovers.handedAt} from ${smsHandovers} where ${smsHandovers.id} = ${p.handoverId})`,
+          })),
+        );
+      // A receipt may have come before this answer (the SMSC sent deliver_sm first): it is
+      // applied now, in this transaction — so a part it fails stops the rest of its message
+      // before another part is claimed.
+      await this.applyWaitingReceipts(tx);
     }
     if (held.outstanding - group.length > 0) return;
     await this.endAttempt(tx, held, [...held.answered, ...group]);
@@ -835,84 +879,135 @@ export class SmsDispatcher {
    * or message that fails is logged and skipped; it is tried again next tick.
    */
   async applyReceipts(): Promise<void> {
-    await this.batch('receipt', (isolated) => this.applyReceiptBatch(isolated));
-  }
-
-  private async applyReceiptBatch(isolated: boolean): Promise<void> {
-    await this.transaction(async (tx) => {
-      // A receipt waits here until its part's answer is recorded — usually milliseconds. One
-      // that never matches is for a part we never learnt the id of (in doubt, or not ours): it
-      // stays in the table for operators. Newest first, so such strays never stand in front of
-      // fresh receipts; and after an hour they leave the scan, which they would only slow down.
-      // (received_at is the store's clock, so the limit is too.)
-      const since = sql`now() - make_interval(secs => ${RECEIPT_MATCH_WINDOW_MS / 1000})`;
-      const receipts = await tx
-        .select()
-        .from(smsCarrierReceipts)
-        .where(and(isNull(smsCarrierReceipts.appliedAt), gt(smsCarrierReceipts.receivedAt, since)))
-        .orderBy(desc(smsCarrierReceipts.receivedAt))
-        .limit(200)
-        .for('update', { skipLocked: true });
-      const touched = new Set<string>();
-      let pending = receipts;
-      if (!isolated && receipts.length > 0) {
-        // Every receipt by its id as given, in one statement; one that matches nothing is
-        // tried below in its other spellings.
-        const matched = await this.applyToParts(tx, receipts.map((r) => ({ ...r, lookupId: r.carrierMessageId })));
-        for (const m of matched) if (m.changed) touched.add(m.messageId);
-        const applied = new Set(matched.map((m) => m.carrierMessageId));
-        pending = receipts.filter((r) => !applied.has(r.carrierMessageId));
-      }
-      for (const receipt of pending) {
-        const matched = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, async (sp) => {
-          // The id as given first; other spellings only when it matches nothing (a decimal "16"
-          // must not hit a part whose hex id is "10" when a part "16" exists).
-          for (const id of receiptIdCandidates(receipt.carrierMessageId).filter((c) => isolated || c !== receipt.carrierMessageId)) {
-            const [m] = await this.applyToParts(sp, [{ ...receipt, lookupId: id }]);
-            if (m) return m;
-          }
-          // Not matched yet: the submit response may still be on its way. Kept for a later tick.
-          return undefined;
-        });
-        if (matched?.changed) touched.add(matched.messageId);
-      }
-      if (isolated) {
-        for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
-      } else {
-        await this.settleMany(tx, [...touched]);
-      }
-    });
+    await this.batch('receipt', (isolated) => this.transaction((tx) => this.applyReceiptsIn(tx, isolated)));
   }
 
   /**
-   * Applies each receipt to the most recent part whose carrier id is its `lookupId` — carrier
-   * ids are unique only in time: an SMSC that restarts numbers from 0 again — among the parts
-   * still within their message's validity (the default one from the part's acceptance when it
-   * has none) at the receipt's arrival, and marks the receipt applied: one statement. A part
-   * already final keeps its first final state (a receipt sent again changes nothing); an older
-   * part with the same id is never touched. `changed`: the part moved, its message may settle.
+   * One batch of pending receipts in `tx`. A receipt that finds no part yet waits for it —
+   * its submit_sm_resp may still be on its way (an SMSC may send deliver_sm first): it is
+   * tried again when a part is recorded and every tick, for RECEIPT_WAIT_MS; then it is kept
+   * `unapplied` and logged (never its text, which the carrier's receipt text quoted and the
+   * SMPP carrier has already cut off). It is looked up under the carrier's id spelling only.
+   */
+  private async applyReceiptsIn(tx: Tx, isolated: boolean): Promise<void> {
+    // Waited long enough: kept for operators (sms_carrier_receipts, outcome unapplied). The
+    // store's clock, as received_at.
+    const gaveUp = await tx
+      .update(smsCarrierReceipts)
+      .set({ outcome: 'unapplied', note: `no part sent to its number with this id within its validity after ${this.receiptWaitMs / 60_000} minutes` })
+      .where(
+        and(isNull(smsCarrierReceipts.outcome), lte(smsCarrierReceipts.receivedAt, sql`now() - make_interval(secs => ${this.receiptWaitMs / 1000})`)),
+      )
+      .returning({ id: smsCarrierReceipts.carrierMessageId, state: smsCarrierReceipts.state, receivedAt: smsCarrierReceipts.receivedAt });
+    for (const r of gaveUp) {
+      this.options.log.warn(
+        { carrier_message_id: r.id, state: r.state, received_at: r.receivedAt.toISOString() },
+        'sms receipt matches no part; kept unapplied',
+      );
+    }
+    const receipts = await tx
+      .select()
+      .from(smsCarrierReceipts)
+      .where(isNull(smsCarrierReceipts.outcome))
+      .orderBy(desc(smsCarrierReceipts.receivedAt))
+      .limit(200)
+      .for('update', { skipLocked: true });
+    if (receipts.length === 0) return;
+    const touched = new Set<string>();
+    const lookups = receipts.map((r) => ({ ...r, lookupIds: receiptLookupIds(r.carrierMessageId, this.receiptIdFormat) }));
+    const record = (matched: Awaited<ReturnType<SmsDispatcher['applyToParts']>>) => {
+      for (const m of matched) {
+        if (m.changed) touched.add(m.messageId);
+        else {
+          this.options.log.warn(
+            { carrier_message_id: m.carrierMessageId, message_id: m.messageId, part_state: m.current },
+            'sms receipt for a part already final; kept unapplied',
+          );
+        }
+      }
+    };
+    if (!isolated) {
+      // Every receipt in one statement; one that matches nothing waits.
+      record(await this.applyToParts(tx, lookups));
+    } else {
+      for (const receipt of lookups) {
+        const matched = await this.alone(tx, isolated, 'receipt', receipt.carrierMessageId, (sp) => this.applyToParts(sp, [receipt]));
+        if (matched) record(matched);
+      }
+    }
+    if (isolated) {
+      for (const messageId of touched) await this.alone(tx, isolated, 'settling', messageId, (sp) => this.settle(sp, messageId));
+    } else {
+      await this.settleMany(tx, [...touched]);
+    }
+  }
+
+  /**
+   * The receipts waiting for a part, applied in `tx` right after parts were recorded — in a
+   * savepoint, so a receipt that cannot be applied never costs the answers (the tick tries it
+   * again, isolated). Nothing when none waits (one indexed read).
+   */
+  private async applyWaitingReceipts(tx: Tx): Promise<void> {
+    const [waiting] = await tx.select({ id: smsCarrierReceipts.carrierMessageId }).from(smsCarrierReceipts).where(isNull(smsCarrierReceipts.outcome)).limit(1);
+    if (!waiting) return;
+    try {
+      await this.lifecycle.savepoint(tx, (sp) => this.applyReceiptsIn(sp, false));
+    } catch (err) {
+      this.options.log.warn({ err }, 'sms receipts could not be applied with the answers; the next tick tries again');
+    }
+  }
+
+  /**
+   * Applies each receipt to the most recent part — carrier ids are unique only in time: an
+   * SMSC that restarts numbers from 0 again — whose carrier id is one of its `lookupIds`,
+   * submitted before the receipt came, still within its message's validity (the default one
+   * from the part's submission when it has none) and, when the receipt names its handset, to
+   * that number. A receipt waits (nothing is done) while any part handed over before it has no
+   * answer recorded yet (and is not yet in doubt): that part may be the receipt's. A matched
+   * receipt is `applied` when it moved its part, else (its part already final: it keeps its
+   * first final state) `unapplied`. One statement. `changed`: the part moved, its message may settle.
    */
   private async applyToParts(
     tx: Executor,
-    receipts: ReadonlyArray<{ carrierMessageId: string; lookupId: string; state: string; error: string | null; receivedAt: Date }>,
-  ): Promise<Array<{ messageId: string; carrierMessageId: string; changed: boolean }>> {
+    receipts: ReadonlyArray<{ carrierMessageId: string; lookupIds: string[]; state: string; error: string | null; destination: string | null; receivedAt: Date }>,
+  ): Promise<Array<{ messageId: string; carrierMessageId: string; changed: boolean; current: string }>> {
     const list = JSON.stringify(
-      receipts.map((r) => ({ rid: r.carrierMessageId, id: r.lookupId, state: r.state, error: r.error, received_at: r.receivedAt.toISOString() })),
+      receipts.map((r) => ({
+        rid: r.carrierMessageId,
+        ids: r.lookupIds,
+        state: r.state,
+        error: r.error,
+        dest: r.destination,
+        received_at: r.receivedAt.toISOString(),
+      })),
     );
     const now = this.now().toISOString();
     const defaultValiditySecs = this.defaultValidityMs / 1000;
     const res = await tx.execute(sql`
       with v as (
-        select * from jsonb_to_recordset(${list}::jsonb) as v(rid text, id text, state text, error text, received_at timestamptz)
+        select * from jsonb_to_recordset(${list}::jsonb) as v(rid text, ids text[], state text, error text, dest text, received_at timestamptz)
+      ),
+      ready as (
+        select v.* from v
+        where not exists (
+          select 1 from ${smsHandovers} h
+          where h.answered_at is null and h.handed_at <= v.received_at and h.handed_at > now() - make_interval(secs => ${this.options.inDoubtAfterMs / 1000})
+        )
       ),
       target as (
         select v.rid, v.state, v.error, t.message_id, t.part_no, t.state as current
-        from v cross join lateral (
+        from ready v cross join lateral (
           select p.message_id, p.part_no, p.state
           from ${smsMessageParts} p join ${smsMessages} m on m.id = p.message_id
-          where p.carrier_message_id = v.id
-            and coalesce(m.validity_at, p.accepted_at + make_interval(secs => ${defaultValiditySecs})) >= v.received_at
-          order by p.accepted_at desc, p.message_id desc, p.part_no desc
+          where p.carrier_message_id = any(v.ids)
+            and coalesce(p.submitted_at, p.accepted_at) <= v.received_at
+            and coalesce(m.validity_at, coalesce(p.submitted_at, p.accepted_at) + make_interval(secs => ${defaultValiditySecs})) >= v.received_at
+            and (
+              v.dest is null
+              or m.destination = v.dest
+              or (left(v.dest, 1) <> '+' and length(ltrim(v.dest, '0')) >= 7 and right(m.destination, length(ltrim(v.dest, '0'))) = ltrim(v.dest, '0'))
+            )
+          order by coalesce(p.submitted_at, p.accepted_at) desc, p.message_id desc, p.part_no desc
           limit 1
         ) t
       ),
@@ -922,12 +1017,17 @@ export class SmsDispatcher {
         returning p.message_id
       ),
       applied as (
-        update ${smsCarrierReceipts} r set applied_at = ${now}::timestamptz from target where r.carrier_message_id = target.rid
+        update ${smsCarrierReceipts} r
+        set outcome = case when target.current = 'sent' then 'applied' else 'unapplied' end,
+            applied_at = case when target.current = 'sent' then ${now}::timestamptz end,
+            note = case when target.current = 'sent' then null else 'its part (message ' || target.message_id || ') was already ' || target.current end
+        from target where r.carrier_message_id = target.rid
       )
-      select rid, message_id, current = 'sent' as changed from target`);
-    return (res as unknown as { rows: Array<{ rid: string; message_id: string; changed: boolean }> }).rows.map((r) => ({
+      select rid, message_id, current, current = 'sent' as changed from target`);
+    return (res as unknown as { rows: Array<{ rid: string; message_id: string; current: string; changed: boolean }> }).rows.map((r) => ({
       messageId: r.message_id,
       carrierMessageId: r.rid,
+      current: r.current,
       changed: r.changed,
     }));
   }
@@ -947,6 +1047,7 @@ export class SmsDispatcher {
       const own = byMessage.get(message.id) ?? [];
       const outcome = settlement(own, message.parts);
       if (outcome.to === 'delivered') delivered.push(message.id);
+      else if (outcome.to === 'failed') await this.failByReceipt(tx, message.id, outcome.opts(this.now()));
       else if (outcome.to) await this.lifecycle.transition(tx, message.id, outcome.to, outcome.opts(this.now()));
     }
     await this.lifecycle.transitionMany(tx, delivered, 'delivered', this.now());
@@ -957,13 +1058,44 @@ export class SmsDispatcher {
     const [message] = await tx.select({ parts: smsMessages.parts }).from(smsMessages).where(eq(smsMessages.id, messageId));
     if (!message) return;
     const outcome = settlement(parts, message.parts);
-    if (outcome.to) await this.lifecycle.transition(tx, messageId, outcome.to, outcome.opts(this.now()));
+    if (outcome.to === 'failed') await this.failByReceipt(tx, messageId, outcome.opts(this.now()));
+    else if (outcome.to) await this.lifecycle.transition(tx, messageId, outcome.to, outcome.opts(this.now()));
+  }
+
+  /**
+   * A message a receipt failed. The carrier charged for the parts it had; when the receipt
+   * came before the last parts were handed over (the message still `queued`), those are never
+   * sent (a failed message is not claimed again) and are refunded. A part counts as had once
+   * accepted, or handed over with no answer yet or an unknown one (it may be at the carrier).
+   */
+  private async failByReceipt(tx: Executor, messageId: string, opts: TransitionOptions): Promise<void> {
+    const res = await tx.execute(sql`
+      select m.status, m.parts, m.price_per_part::text as price, (
+        select count(*) from (
+          select p.part_no from ${smsMessageParts} p where p.message_id = m.id
+          union
+          select h.part_no from ${smsHandovers} h where h.message_id = m.id and (h.outcome is null or h.outcome in ('accepted', 'unknown'))
+        ) had
+      )::int as had
+      from ${smsMessages} m where m.id = ${messageId}`);
+    const [row] = (res as unknown as { rows: Array<{ status: string; parts: number; price: string; had: number }> }).rows;
+    const unsent = row && row.status === 'queued' ? row.parts - row.had : 0;
+    if (unsent <= 0) {
+      await this.lifecycle.transition(tx, messageId, 'failed', opts);
+      return;
+    }
+    const price = parseAmount(row!.price) ?? 0n;
+    await this.lifecycle.transition(tx, messageId, 'failed', {
+      ...opts,
+      refundAmount: price * BigInt(unsent),
+      detail: `${opts.error ?? 'failed'}; ${unsent} of ${row!.parts} parts never sent, refunded`,
+    });
   }
 }
 
 /**
  * What a message's parts make of it: failed when any part failed (with the carrier's reason;
- * the charge stays, the carrier had it), expired when any part expired (refunded), delivered
+ * the charge stays for the parts the carrier had, see failByReceipt), expired when any part expired (refunded), delivered
  * when every part is delivered; otherwise nothing yet.
  */
 function settlement(

@@ -38,6 +38,8 @@ export interface TransitionOptions {
   detail?: string;
   /** Refund the charge (expiry always; a failure only before the carrier had it). */
   refund?: boolean;
+  /** Refund this much instead of the whole charge (the parts of a message the carrier never had). */
+  refundAmount?: bigint;
 }
 
 /** The columns a move to `to` sets. */
@@ -157,8 +159,8 @@ export class SmsLifecycle {
     if (!row) return undefined;
     await tx.insert(smsStatusEvents).values({ messageId, status: to, at, detail: opts.detail ?? opts.error ?? null });
     // The platform's own messages (partnerId null) cost nobody anything: nothing to refund.
-    if (opts.refund && row.partnerId !== null) {
-      const refunded = await this.accounts.refund(tx, row.partnerId, parseAmount(row.cost) ?? 0n, row.id);
+    if ((opts.refund || opts.refundAmount !== undefined) && row.partnerId !== null) {
+      const refunded = await this.accounts.refund(tx, row.partnerId, opts.refundAmount ?? parseAmount(row.cost) ?? 0n, row.id);
       if (refunded) {
         const [updated] = await tx.update(smsMessages).set({ refundedAt: at }).where(eq(smsMessages.id, messageId)).returning();
         await this.publish(tx, updated!);

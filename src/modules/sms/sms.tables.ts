@@ -117,6 +117,8 @@ export const smsMessageParts = pgTable(
     error: text(),
     /** When the SMSC accepted the part: carrier ids are unique only in time (an SMSC that restarts may reuse them). */
     acceptedAt: tz('accepted_at').notNull().defaultNow(),
+    /** When the part was written to the SMSC (its hand-over); a receipt matches only a part submitted before it. */
+    submittedAt: tz('submitted_at'),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.partNo] }), index('sms_message_parts_carrier_idx').on(t.carrierMessageId, t.acceptedAt)],
@@ -143,7 +145,11 @@ export const smsHandovers = pgTable(
     outcome: text({ enum: ['accepted', 'refused', 'not_sent', 'unknown'] }),
     error: text(),
   },
-  (t) => [index('sms_handovers_message_idx').on(t.messageId, t.partNo)],
+  (t) => [
+    index('sms_handovers_message_idx').on(t.messageId, t.partNo),
+    // A receipt waits while a part handed over before it has no answer yet.
+    index('sms_handovers_unanswered_idx').on(t.handedAt).where(sql`${t.answeredAt} is null`),
+  ],
 );
 
 /** Every status transition of a message, with its time (append-only). */
@@ -183,8 +189,10 @@ export const smsAccountLedger = pgTable(
 );
 
 /**
- * Delivery receipts as received from the carrier, kept until applied: a receipt can arrive
- * before the submit response that tells us its id has been recorded, or in a later session.
+ * Delivery receipts as received from the carrier: a receipt can arrive before the submit
+ * response that tells us its id has been recorded, or in a later session. `outcome` null: it
+ * waits for its part (at most RECEIPT_WAIT_MS); `applied`: it moved its part; `unapplied`: it
+ * moved nothing (no part, or its part already final) and is kept for operators, `note` says why.
  */
 export const smsCarrierReceipts = pgTable(
   'sms_carrier_receipts',
@@ -192,10 +200,14 @@ export const smsCarrierReceipts = pgTable(
     carrierMessageId: text('carrier_message_id').primaryKey(),
     state: text({ enum: ['delivered', 'failed', 'expired'] }).notNull(),
     error: text(),
+    /** The handset the receipt names (deliver_sm source_addr): `+` and digits, or digits as the SMSC wrote them. */
+    destination: text(),
     receivedAt: tz('received_at').notNull().defaultNow(),
     appliedAt: tz('applied_at'),
+    outcome: text({ enum: ['applied', 'unapplied'] }),
+    note: text(),
   },
-  (t) => [index('sms_carrier_receipts_pending_idx').on(t.receivedAt).where(sql`${t.appliedAt} is null`)],
+  (t) => [index('sms_carrier_receipts_pending_idx').on(t.receivedAt).where(sql`${t.outcome} is null`)],
 );
 
 /** The built-in carrier simulator's own record: what it was handed, and when to report. */

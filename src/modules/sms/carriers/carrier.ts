@@ -50,6 +50,8 @@ export interface CarrierReceipt {
   carrierMessageId: string;
   state: 'delivered' | 'failed' | 'expired';
   error?: string;
+  /** The handset the receipt names, when it names one (see smpp-carrier.ts `receiptHandset`). */
+  destination?: string;
 }
 
 /** Records one receipt, or several at once (in one statement). */

@@ -28,10 +28,11 @@
 // same way.
 //
 // Receipt ids: the carrier's submit_sm_resp ids are stored as given. Some SMSCs write the
-// same id in decimal in the receipt text while submit_sm_resp had it in hex (jsmpp #56), with
-// or without leading zeros or in another letter case. `receiptIdCandidates(id)` lists the
-// spellings a receipt id may have had in submit_sm_resp, the id as given first; the SMS
-// service tries them in that order and takes the first that matches a part.
+// same id in decimal in the receipt text while submit_sm_resp had it in hex (jsmpp #56), or
+// the other way round. That is a property of the carrier, so it is a setting
+// (SMPP_RECEIPT_ID_FORMAT, `receiptLookupIds`): the dispatcher looks a receipt up under that
+// one spelling only — never under several, as "272" and hex "110" are two messages' ids.
+// A receipt's source_addr (the handset) is passed on: a part to another number never matches.
 import { createHash } from 'node:crypto';
 import smpp from 'smpp';
 import type { Tx } from '../../../infra/db/index.js';
@@ -210,28 +211,48 @@ export function buildSubmitSm(
 // ---------------------------------------------------------------------------------------
 // Receipts
 
-/** Spellings of `id` that a part's submit_sm_resp id may have had, the id as given first. */
-export function receiptIdCandidates(id: string): string[] {
-  const out = new Set<string>();
+/** How a carrier writes a part's id in its receipts, relative to its submit_sm_resp (SMPP_RECEIPT_ID_FORMAT). */
+export type ReceiptIdFormat = 'same' | 'hex' | 'decimal';
+
+/**
+ * The ids a part's submit_sm_resp may have given, for a receipt that writes `id`, under the
+ * carrier's `format`: `same` — the id as given, only; `decimal` — the receipt writes in decimal
+ * (zero-padded or not) what submit_sm_resp gave in hex: its hex spellings (either letter case,
+ * 8 digits or unpadded); `hex` — the other way round: its decimal value. Never the id as given
+ * under another format, nor a guess: "272" may be one message's id and hex "110" another's.
+ * Empty when `id` cannot be written in that format.
+ */
+export function receiptLookupIds(id: string, format: ReceiptIdFormat): string[] {
   const given = id.trim();
   if (!given) return [];
-  out.add(given);
-  const trimmed = given.replace(/^0+(?=.)/, '');
-  out.add(trimmed);
-  const addHex = (hex: string) => {
+  if (format === 'same') return [given];
+  const out = new Set<string>();
+  if (format === 'decimal') {
+    if (!/^\d{1,30}$/.test(given)) return [];
+    const hex = BigInt(given).toString(16);
     for (const h of [hex.toLowerCase(), hex.toUpperCase()]) {
       out.add(h);
       if (h.length < 8) out.add(h.padStart(8, '0'));
     }
-  };
-  // Decimal in the receipt, hex in submit_sm_resp (the known case).
-  if (/^\d{1,30}$/.test(trimmed)) addHex(BigInt(trimmed).toString(16));
-  // Hex written in the other letter case, or hex in the receipt and decimal in submit_sm_resp.
-  if (/^[0-9a-f]{1,24}$/i.test(trimmed) && /[a-f]/i.test(trimmed)) {
-    out.add(given.toLowerCase()).add(given.toUpperCase()).add(trimmed.toLowerCase()).add(trimmed.toUpperCase());
-    out.add(BigInt(`0x${trimmed}`).toString(10));
+    return [...out];
   }
+  if (!/^[0-9a-f]{1,24}$/i.test(given)) return [];
+  const decimal = BigInt(`0x${given}`).toString(10);
+  out.add(decimal);
+  if (decimal.length < 10) out.add(decimal.padStart(10, '0'));
   return [...out];
+}
+
+/**
+ * The handset a receipt names (its source_addr, SMPP 3.4 App. B): `+` and digits when the
+ * SMSC gave an international number, else its digits as written (national or unknown form);
+ * undefined when it gave none that reads as a phone number.
+ */
+export function receiptHandset(addr: unknown, ton: unknown): string | undefined {
+  const s = typeof addr === 'string' ? addr.trim() : Buffer.isBuffer(addr) ? addr.toString('latin1').trim() : '';
+  const m = /^(\+?)(\d{6,15})$/.exec(s);
+  if (!m) return undefined;
+  return m[1] === '+' || ton === 1 ? `+${m[2]}` : m[2];
 }
 
 export interface ReceiptTextFields {
@@ -377,6 +398,8 @@ export function parseDeliverSm(pdu: Record<string, unknown>, raw?: RawUserData):
     const state = FINAL_STATES[stat];
     if (!state) return { kind: 'interim', carrierMessageId: id, stat };
     const receipt: CarrierReceipt = { carrierMessageId: id, state };
+    const handset = receiptHandset(pdu.source_addr, pdu.source_addr_ton);
+    if (handset) receipt.destination = handset;
     if (state === 'failed') {
       const details: string[] = [];
       if (fields.err !== undefined && /^[0-9A-Za-z]{1,10}$/.test(fields.err)) details.push(`err ${fields.err}`);
