@@ -4,7 +4,8 @@
 // stand-in and a Google object patch to a local stand-in. Certificates are made here.
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -34,6 +35,32 @@ const appleBody = (c: WalletCerts, over: Record<string, unknown> = {}) => ({
   wwdr_certificate: c.wwdr,
   ...over,
 });
+
+/**
+ * Runs `work` while /healthz is polled back to back; the slowest answer (ms) tells whether
+ * anything held up the thread that serves requests.
+ */
+async function healthzWhile<T>(url: string, work: () => Promise<T>): Promise<{ result: T; maxMs: number; polls: number }> {
+  let running = true;
+  let maxMs = 0;
+  let polls = 0;
+  const poller = (async () => {
+    while (running) {
+      const started = performance.now();
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      maxMs = Math.max(maxMs, performance.now() - started);
+      polls++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    return { result: await work(), maxMs, polls };
+  } finally {
+    running = false;
+    await poller;
+  }
+}
 
 const fieldsOf = (body: { errors?: Record<string, unknown> }) => Object.keys(body.errors ?? {});
 const reasonOf = (body: { errors?: Array<{ meta?: { reason?: string } }> }) => body.errors?.[0]?.meta?.reason;
@@ -80,6 +107,7 @@ describe('wallet passes', () => {
   });
   after(async () => {
     await t.close();
+    assert.equal(t.app.context.services.wallet.workers.threads, 0, 'the worker threads end with the app');
     await apns.close();
     await google.close();
   });
@@ -108,6 +136,9 @@ describe('wallet passes', () => {
         [{ wwdr_certificate: 'nope' }, 'wwdr_certificate'],
         [{ pass_type_identifier: 'pass.someone.else' }, 'pass_type_identifier'],
         [{ certificate: certs.p12, private_key: undefined, passphrase: 'wrong' }, 'certificate'],
+        // Past the caps of §15: a file over 64 KB (within the schema's 100,000 characters).
+        [{ certificate: `${certs.certificate}${'x'.repeat(70_000)}` }, 'certificate'],
+        [{ private_key: `${certs.privateKey}${'x'.repeat(70_000)}` }, 'private_key'],
       ];
       for (const [over, field] of cases) {
         const res = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(p.token), json: appleBody(certs, over) });
@@ -400,6 +431,40 @@ describe('wallet passes', () => {
       assert.equal(apns.requests.length - before, 2, 'pushed again after the move off the deleted tier');
       const after = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
       assert.equal(JSON.parse(unzipPass(after.body).files['pass.json']!.toString('utf8')).storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, '—');
+    });
+  });
+
+  describe('bounded work (§15)', () => {
+    it('a .p12 with 2,000,000 iterations is refused with 422 on its field at once, while /healthz keeps answering within 250 ms', async () => {
+      // A real file: openssl 3's -iter sets the MAC's and the PBES2 counts.
+      execFileSync('openssl', ['pkcs12', '-export', '-in', 'pass.pem', '-inkey', 'pass.key', '-passout', 'pass:heavy', '-iter', '2000000', '-out', 'heavy.p12'], { cwd: certs.dir, stdio: 'ignore' });
+      const heavy = readFileSync(path.join(certs.dir, 'heavy.p12')).toString('base64');
+      const { result: res, maxMs, polls } = await healthzWhile(t.url, async () => {
+        const started = performance.now();
+        const r = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(other.token), json: appleBody(certs, { certificate: heavy, private_key: undefined, passphrase: 'heavy' }) });
+        return { ...r, ms: performance.now() - started };
+      });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(fieldsOf(res.body), ['certificate']);
+      assert.match(res.body.errors.certificate[0], /200,000/);
+      // Opening it would be ~12 s of node-forge's PKCS#12 key derivation (in the worker or not).
+      assert.ok(res.ms < 2000, `answered in ${res.ms} ms`);
+      assert.ok(polls > 0 && maxMs < 250, `/healthz took up to ${maxMs} ms`);
+    });
+
+    it('pass downloads and uploads are signed and checked off the request thread: /healthz stays within 250 ms meanwhile', async () => {
+      const wallet = t.app.context.services.wallet;
+      const { result, maxMs } = await healthzWhile(t.url, () =>
+        Promise.all([
+          ...Array.from({ length: 4 }, () => fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))),
+          request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(other.token), json: appleBody(certs, { certificate: certs.p12, private_key: undefined, passphrase: certs.p12Passphrase }) }),
+          request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/google`, { headers: bearer(c.token) }),
+        ]),
+      );
+      assert.deepEqual(result.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+      // node-forge signs a pass in ~230 ms of JavaScript with a 2,048-bit key: four on this thread would hold it ~1 s.
+      assert.ok(maxMs < 250, `/healthz took up to ${maxMs} ms`);
+      assert.ok(wallet.workers.threads >= 1 && wallet.workers.threads <= 2, `${wallet.workers.threads} threads`);
     });
   });
 
