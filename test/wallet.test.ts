@@ -232,11 +232,12 @@ describe('wallet passes', () => {
       assert.equal(balance.value, 25);
       const tier = passJson.storeCard.secondaryFields.find((f: any) => f.key === 'tier');
       assert.equal(tier.value, view.tier === null ? '—' : view.tier.name.lt);
-      // Each download has its own token; none is stored in the clear.
-      const stored = await t.app.context.database.db.execute(sql`select token_hash from wallet_passes where serial_number = ${card.card_number}`);
-      const hashes = (stored as unknown as { rows: Array<{ token_hash: string }> }).rows.map((r) => r.token_hash);
-      assert.ok(hashes.includes(createHash('sha256').update(passJson.authenticationToken).digest('hex')));
-      assert.ok(!hashes.includes(passJson.authenticationToken));
+      // The token is stored as its hash and sealed, never in the clear.
+      const stored = await t.app.context.database.db.execute(sql`select token_hash, token_sealed from wallet_passes where serial_number = ${card.card_number}`);
+      const rows = (stored as unknown as { rows: Array<{ token_hash: string; token_sealed: string | null }> }).rows;
+      assert.ok(rows.map((r) => r.token_hash).includes(createHash('sha256').update(passJson.authenticationToken).digest('hex')));
+      assert.doesNotMatch(JSON.stringify(rows), new RegExp(passJson.authenticationToken));
+      assert.ok(rows.every((r) => r.token_sealed === null || r.token_sealed.startsWith('v1:')));
     });
 
     it('is the partner\'s with API credentials; another customer or partner gets 404', async () => {
@@ -465,6 +466,63 @@ describe('wallet passes', () => {
       // node-forge signs a pass in ~230 ms of JavaScript with a 2,048-bit key: four on this thread would hold it ~1 s.
       assert.ok(maxMs < 250, `/healthz took up to ${maxMs} ms`);
       assert.ok(wallet.workers.threads >= 1 && wallet.workers.threads <= 2, `${wallet.workers.threads} threads`);
+    });
+  });
+
+  describe('bounded pass storage (§15)', () => {
+    const tokenOf = (pkpass: Buffer) => JSON.parse(unzipPass(pkpass).files['pass.json']!.toString('utf8')).authenticationToken as string;
+    const passPath = () => `/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`;
+    const count = async () => {
+      const r = await t.app.context.database.db.execute(sql`select count(*)::int as n from wallet_passes where kind = 'card' and subject_id = ${card.id}`);
+      return Number((r as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
+    };
+
+    it('after 1,100 passes of one card (one row a download, as before) the first and the latest token still authenticate, and downloads again add no row and keep the token', async () => {
+      const db = t.app.context.database.db;
+      // 1,100 rows as the old code left them: one per download, hash only (a direct set-up: 1,100 signed downloads would take minutes).
+      await db.execute(sql`
+        insert into wallet_passes (partner_id, kind, subject_id, pass_type_identifier, serial_number, token_hash, locale)
+        select ${p.id}, 'card', ${card.id}, ${certs.passTypeIdentifier}, ${card.card_number}, encode(sha256(convert_to('legacy-pass-token-' || g, 'UTF8')), 'hex'), 'en'
+        from generate_series(1, 1100) g`);
+      const rowsBefore = await count();
+      for (const legacy of ['legacy-pass-token-1', 'legacy-pass-token-550', 'legacy-pass-token-1100']) {
+        const res = await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${legacy}` });
+        assert.equal(res.status, 200, legacy);
+        assert.equal(tokenOf(res.body), legacy, 'the pass keeps the token the device holds');
+      }
+      // Any of them authenticates (Apple's unregister: the cheapest authenticated call, nothing to sign). One in
+      // seven is asked: the old lookup read 1,000 of the serial's rows, so about 14 of these would be refused.
+      const unregister = `/wallet/v1/devices/no-such-device/registrations/${certs.passTypeIdentifier}/${card.card_number}`;
+      const sample = Array.from({ length: 158 }, (_, i) => 1 + i * 7).concat([1100]);
+      const statuses = await Promise.all(
+        sample.map((n) => request(t.url, 'DELETE', unregister, { headers: { authorization: `ApplePass legacy-pass-token-${n}` } }).then((r) => [n, r.status] as const)),
+      );
+      assert.deepEqual(statuses.filter(([, status]) => status !== 200), [], 'tokens refused');
+      const first = await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      assert.equal(first.status, 200);
+      const token = tokenOf(first.body);
+      const again = await Promise.all(Array.from({ length: 4 }, () => fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, apiHeaders(p.apiKey))));
+      assert.deepEqual(again.map((r) => [r.status, tokenOf(r.body)]), again.map(() => [200, token]), 'the same token on every download');
+      assert.equal(await count(), rowsBefore, 'downloading again adds no row');
+      for (const presented of [token, 'legacy-pass-token-1', 'legacy-pass-token-1100']) {
+        assert.equal((await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${presented}` })).status, 200, presented);
+      }
+      // At most one current pass per card, pass type and language.
+      const current = await db.execute(sql`select locale, count(*)::int as n from wallet_passes where kind = 'card' and subject_id = ${card.id} and token_sealed is not null group by locale order by locale`);
+      assert.deepEqual((current as unknown as { rows: unknown[] }).rows, [{ locale: 'en', n: 1 }, { locale: 'lt', n: 1 }]);
+    });
+
+    it('a pass whose token no longer opens (secrets key changed) is retired, not invalidated: its token still authenticates', async () => {
+      const db = t.app.context.database.db;
+      const before = tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body);
+      await db.execute(sql`update wallet_passes set token_sealed = 'v1:AAAA' where kind = 'card' and subject_id = ${card.id} and locale = 'lt' and token_sealed is not null`);
+      const rows = await count();
+      const after = tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body);
+      assert.notEqual(after, before);
+      assert.equal(await count(), rows + 1);
+      for (const presented of [before, after]) assert.equal((await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${presented}` })).status, 200);
+      assert.equal(tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body), after);
+      assert.equal(await count(), rows + 1);
     });
   });
 

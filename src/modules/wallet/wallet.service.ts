@@ -190,19 +190,37 @@ export class WalletService {
     return facts && { coupon, facts };
   }
 
-  /** A new pass row with its own random token (kept as its SHA-256). */
-  private async issueToken(signing: AppleSigning, facts: PassFacts, kind: 'card' | 'coupon', subjectId: number, serialNumber: string, locale: Locale) {
-    const token = randomToken(24);
-    await repo.insertPass(this.db, {
-      partnerId: facts.partnerId,
-      kind,
-      subjectId,
-      passTypeIdentifier: signing.passTypeIdentifier,
-      serialNumber,
-      tokenHash: sha256Hex(token),
-      locale,
-    });
-    return token;
+  /**
+   * The token of the card's or coupon's current pass in this pass type and language: the same
+   * one on every download (a device holding an earlier download keeps working, and downloads
+   * add no rows); made once, kept as its SHA-256 and sealed with the secrets key.
+   */
+  private async passToken(signing: AppleSigning, facts: PassFacts, kind: 'card' | 'coupon', subjectId: number, serialNumber: string, locale: Locale): Promise<Result<string>> {
+    const box = await this.deps.secrets();
+    if (!box) return secretsKeyMissing();
+    const where = `wallet-pass:${kind}:${subjectId}:${signing.passTypeIdentifier}:${locale}`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await repo.currentPass(this.db, kind, subjectId, signing.passTypeIdentifier, locale);
+      if (current) {
+        const token = box.open(current.tokenSealed!, where);
+        if (token !== undefined && sha256Hex(token) === current.tokenHash && current.serialNumber === serialNumber) return ok(token);
+        await repo.retirePass(this.db, current.id);
+      }
+      const token = randomToken(24);
+      const made = await repo.insertCurrentPass(this.db, {
+        partnerId: facts.partnerId,
+        kind,
+        subjectId,
+        passTypeIdentifier: signing.passTypeIdentifier,
+        serialNumber,
+        tokenHash: sha256Hex(token),
+        tokenSealed: box.seal(token, where),
+        locale,
+      });
+      if (made) return ok(token);
+      // Another download made it at the same moment: hand out that one.
+    }
+    throw new Error('no current wallet pass after three attempts');
   }
 
   async cardApplePass(owner: CardOwner, cardId: number, locale: Locale): Promise<Result<Buffer>> {
@@ -210,7 +228,9 @@ export class WalletService {
     if (!found) return missing('resource.loyalty_card');
     const signing = await this.appleSigning(found.card.partner_id);
     if (!signing.ok) return signing;
-    const token = await this.issueToken(signing.value, found.facts, 'card', found.card.id, found.card.card_number, locale);
+    const issued = await this.passToken(signing.value, found.facts, 'card', found.card.id, found.card.card_number, locale);
+    if (!issued.ok) return issued;
+    const token = issued.value;
     return ok(await this.offThread<'cardPass'>({ op: 'cardPass', signing: signing.value, card: found.card, facts: found.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }));
   }
 
@@ -219,7 +239,9 @@ export class WalletService {
     if (!found) return missing('resource.coupon');
     const signing = await this.appleSigning(found.coupon.partner_id);
     if (!signing.ok) return signing;
-    const token = await this.issueToken(signing.value, found.facts, 'coupon', found.coupon.id, couponSerial(found.coupon.id), locale);
+    const issued = await this.passToken(signing.value, found.facts, 'coupon', found.coupon.id, couponSerial(found.coupon.id), locale);
+    if (!issued.ok) return issued;
+    const token = issued.value;
     return ok(
       await this.offThread<'couponPass'>({ op: 'couponPass', signing: signing.value, coupon: found.coupon, facts: found.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }),
     );
@@ -253,17 +275,18 @@ export class WalletService {
 
   // ---- Apple's PassKit web service ----
 
-  /** The pass whose token the device presents (`Authorization: ApplePass <token>`), compared in constant time. */
+  /**
+   * The pass whose token the device presents (`Authorization: ApplePass <token>`): found by the
+   * token's SHA-256 (an index lookup, so however many passes a serial has — rows from before
+   * bounded storage were one per download — every token is found), then compared in constant time.
+   */
   private async authenticate(passTypeIdentifier: string, serialNumber: string, authorization: string | undefined) {
     const token = /^ApplePass (\S{16,})$/.exec(authorization ?? '')?.[1];
     if (token === undefined) return undefined;
     const presented = sha256(token);
-    let match: Awaited<ReturnType<typeof repo.passesBySerial>>[number] | undefined;
-    for (const row of await repo.passesBySerial(this.db, passTypeIdentifier, serialNumber)) {
-      // Every row is compared, so the time does not tell which one (or whether one) matched.
-      if (timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presented) && !match) match = row;
-    }
-    return match && { pass: match, token };
+    const row = await repo.passByToken(this.db, passTypeIdentifier, serialNumber, presented.toString('hex'));
+    if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presented)) return undefined;
+    return { pass: row, token };
   }
 
   async register(
