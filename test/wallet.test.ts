@@ -526,6 +526,51 @@ describe('wallet passes', () => {
     });
   });
 
+  describe('Apple Wallet log endpoint (no credentials)', () => {
+    it('takes at most 16 KB, 50 lines of 500 characters and 10 requests a minute per address, and writes the lines without tokens, numbers or addresses', async () => {
+      const written: string[] = [];
+      const t3 = await startTestApp({ LOG_LEVEL: 'info', RATE_LIMIT_DISABLED: 'false' }, undefined, { workers: false, logStream: { write: (line: string) => void written.push(line) } });
+      try {
+        const post = (body: unknown, raw?: string) =>
+          raw === undefined ? request(t3.url, 'POST', '/wallet/v1/log', { json: body }) : request(t3.url, 'POST', '/wallet/v1/log', { raw, headers: { 'content-type': 'application/json' } });
+        const secretToken = randomBytes(24).toString('base64url');
+        const line = `[2026-12-02] Get pass task (pass type pass.test.loyalty, serial number 1234567890123, url https://loyalty.example.test/wallet/v1/passes?token=${secretToken}) failed: ApplePass ${secretToken} someone@example.com\n\u001b[31mforged line`;
+        const accepted = await post({ logs: [line, 'second'] });
+        assert.equal(accepted.status, 200, accepted.text);
+        const tooLong = await post({ logs: ['x'.repeat(501)] });
+        assert.equal(tooLong.status, 422, tooLong.text);
+        assert.deepEqual(fieldsOf(tooLong.body), ['logs.0']);
+        const tooMany = await post({ logs: Array.from({ length: 51 }, () => 'x') });
+        assert.equal(tooMany.status, 422, tooMany.text);
+        assert.deepEqual(fieldsOf(tooMany.body), ['logs']);
+        // 17 KB: refused before it is parsed (the catalogue's 400 for a body over a route's limit).
+        const big = await post(undefined, JSON.stringify({ logs: Array.from({ length: 40 }, () => 'y'.repeat(450)) }));
+        assert.equal(big.status, 400, big.text);
+        assert.equal(big.body.code, 400);
+        // Per address: 10 a minute (the four above count), then 429 with Retry-After.
+        const statuses: number[] = [];
+        for (let i = 0; i < 8; i++) statuses.push((await post({ logs: [] })).status);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+        const refused = await post({ logs: [] });
+        assert.equal(refused.status, 429);
+        assert.ok(Number(refused.headers.get('retry-after')) > 0);
+        // The service goes on.
+        assert.equal((await request(t3.url, 'GET', '/healthz')).status, 200);
+        const logged = written.map((l) => JSON.parse(l) as { msg: string; wallet_logs?: string[] }).filter((l) => l.msg === 'Apple Wallet device log');
+        assert.equal(logged.length, 1, 'only the accepted request with lines was written');
+        const lines = logged[0]!.wallet_logs!;
+        assert.equal(lines.length, 2);
+        assert.ok(lines[0]!.length <= 200);
+        assert.match(lines[0]!, /^\[2026-12-02\] Get pass task \(pass type pass\.test\.loyalty, serial number \[number\]/);
+        const all = written.join('\n');
+        for (const secret of [secretToken, '1234567890123', 'someone@example.com', '\u001b']) assert.ok(!all.includes(secret), `the log holds ${JSON.stringify(secret)}`);
+        assert.doesNotMatch(lines[0]!, /\n/);
+      } finally {
+        await t3.close();
+      }
+    });
+  });
+
   describe('secrets key', () => {
     it('is generated into the data dir on the embedded store; on PostgreSQL without LOYALTY_SECRETS_KEY saving is refused with 409 and the service runs', async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'wallet-nokey-'));
