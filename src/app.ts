@@ -213,7 +213,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(campaignsRoutes, { campaigns, idempotency });
   await fastify.register(couponsRoutes, { coupons: services.coupons, idempotency });
   await fastify.register(tiersRoutes, { tiers: services.tiers, cards: services.loyaltyCards, idempotency });
-  await fastify.register(walletRoutes, { wallet: services.wallet });
+  await fastify.register(walletRoutes, { wallet: services.wallet, rateLimiter, rateLimitDisabled: config.rateLimit.disabled });
+  // The wallet's crypto worker threads end with the app, whether or not the background workers run.
+  fastify.addHook('onClose', async () => services.wallet.close());
   services.wallet.listeningPort = () => (fastify.server.address() as { port?: number } | null)?.port;
   await fastify.register(gameplayRoutes, {
     gameplay: services.gameplay,

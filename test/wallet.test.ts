@@ -4,7 +4,8 @@
 // stand-in and a Google object patch to a local stand-in. Certificates are made here.
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -34,6 +35,32 @@ const appleBody = (c: WalletCerts, over: Record<string, unknown> = {}) => ({
   wwdr_certificate: c.wwdr,
   ...over,
 });
+
+/**
+ * Runs `work` while /healthz is polled back to back; the slowest answer (ms) tells whether
+ * anything held up the thread that serves requests.
+ */
+async function healthzWhile<T>(url: string, work: () => Promise<T>): Promise<{ result: T; maxMs: number; polls: number }> {
+  let running = true;
+  let maxMs = 0;
+  let polls = 0;
+  const poller = (async () => {
+    while (running) {
+      const started = performance.now();
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      maxMs = Math.max(maxMs, performance.now() - started);
+      polls++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  try {
+    return { result: await work(), maxMs, polls };
+  } finally {
+    running = false;
+    await poller;
+  }
+}
 
 const fieldsOf = (body: { errors?: Record<string, unknown> }) => Object.keys(body.errors ?? {});
 const reasonOf = (body: { errors?: Array<{ meta?: { reason?: string } }> }) => body.errors?.[0]?.meta?.reason;
@@ -80,6 +107,7 @@ describe('wallet passes', () => {
   });
   after(async () => {
     await t.close();
+    assert.equal(t.app.context.services.wallet.workers.threads, 0, 'the worker threads end with the app');
     await apns.close();
     await google.close();
   });
@@ -108,6 +136,9 @@ describe('wallet passes', () => {
         [{ wwdr_certificate: 'nope' }, 'wwdr_certificate'],
         [{ pass_type_identifier: 'pass.someone.else' }, 'pass_type_identifier'],
         [{ certificate: certs.p12, private_key: undefined, passphrase: 'wrong' }, 'certificate'],
+        // Past the caps of §15: a file over 64 KB (within the schema's 100,000 characters).
+        [{ certificate: `${certs.certificate}${'x'.repeat(70_000)}` }, 'certificate'],
+        [{ private_key: `${certs.privateKey}${'x'.repeat(70_000)}` }, 'private_key'],
       ];
       for (const [over, field] of cases) {
         const res = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(p.token), json: appleBody(certs, over) });
@@ -201,11 +232,12 @@ describe('wallet passes', () => {
       assert.equal(balance.value, 25);
       const tier = passJson.storeCard.secondaryFields.find((f: any) => f.key === 'tier');
       assert.equal(tier.value, view.tier === null ? '—' : view.tier.name.lt);
-      // Each download has its own token; none is stored in the clear.
-      const stored = await t.app.context.database.db.execute(sql`select token_hash from wallet_passes where serial_number = ${card.card_number}`);
-      const hashes = (stored as unknown as { rows: Array<{ token_hash: string }> }).rows.map((r) => r.token_hash);
-      assert.ok(hashes.includes(createHash('sha256').update(passJson.authenticationToken).digest('hex')));
-      assert.ok(!hashes.includes(passJson.authenticationToken));
+      // The token is stored as its hash and sealed, never in the clear.
+      const stored = await t.app.context.database.db.execute(sql`select token_hash, token_sealed from wallet_passes where serial_number = ${card.card_number}`);
+      const rows = (stored as unknown as { rows: Array<{ token_hash: string; token_sealed: string | null }> }).rows;
+      assert.ok(rows.map((r) => r.token_hash).includes(createHash('sha256').update(passJson.authenticationToken).digest('hex')));
+      assert.doesNotMatch(JSON.stringify(rows), new RegExp(passJson.authenticationToken));
+      assert.ok(rows.every((r) => r.token_sealed === null || r.token_sealed.startsWith('v1:')));
     });
 
     it('is the partner\'s with API credentials; another customer or partner gets 404', async () => {
@@ -400,6 +432,142 @@ describe('wallet passes', () => {
       assert.equal(apns.requests.length - before, 2, 'pushed again after the move off the deleted tier');
       const after = await fetchBinary(`${t.url}/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`, { authorization: `ApplePass ${token}` });
       assert.equal(JSON.parse(unzipPass(after.body).files['pass.json']!.toString('utf8')).storeCard.secondaryFields.find((f: any) => f.key === 'tier').value, '—');
+    });
+  });
+
+  describe('bounded work (§15)', () => {
+    it('a .p12 with 2,000,000 iterations is refused with 422 on its field at once, while /healthz keeps answering within 250 ms', async () => {
+      // A real file: openssl 3's -iter sets the MAC's and the PBES2 counts.
+      execFileSync('openssl', ['pkcs12', '-export', '-in', 'pass.pem', '-inkey', 'pass.key', '-passout', 'pass:heavy', '-iter', '2000000', '-out', 'heavy.p12'], { cwd: certs.dir, stdio: 'ignore' });
+      const heavy = readFileSync(path.join(certs.dir, 'heavy.p12')).toString('base64');
+      const { result: res, maxMs, polls } = await healthzWhile(t.url, async () => {
+        const started = performance.now();
+        const r = await request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(other.token), json: appleBody(certs, { certificate: heavy, private_key: undefined, passphrase: 'heavy' }) });
+        return { ...r, ms: performance.now() - started };
+      });
+      assert.equal(res.status, 422, res.text);
+      assert.deepEqual(fieldsOf(res.body), ['certificate']);
+      assert.match(res.body.errors.certificate[0], /200,000/);
+      // Opening it would be ~12 s of node-forge's PKCS#12 key derivation (in the worker or not).
+      assert.ok(res.ms < 2000, `answered in ${res.ms} ms`);
+      assert.ok(polls > 0 && maxMs < 250, `/healthz took up to ${maxMs} ms`);
+    });
+
+    it('pass downloads and uploads are signed and checked off the request thread: /healthz stays within 250 ms meanwhile', async () => {
+      const wallet = t.app.context.services.wallet;
+      const { result, maxMs } = await healthzWhile(t.url, () =>
+        Promise.all([
+          ...Array.from({ length: 4 }, () => fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))),
+          request(t.url, 'PUT', '/en/partners/wallet/apple', { headers: bearer(other.token), json: appleBody(certs, { certificate: certs.p12, private_key: undefined, passphrase: certs.p12Passphrase }) }),
+          request(t.url, 'GET', `/en/shop/loyalty-cards/${card.id}/wallet/google`, { headers: bearer(c.token) }),
+        ]),
+      );
+      assert.deepEqual(result.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+      // node-forge signs a pass in ~230 ms of JavaScript with a 2,048-bit key: four on this thread would hold it ~1 s.
+      assert.ok(maxMs < 250, `/healthz took up to ${maxMs} ms`);
+      assert.ok(wallet.workers.threads >= 1 && wallet.workers.threads <= 2, `${wallet.workers.threads} threads`);
+    });
+  });
+
+  describe('bounded pass storage (§15)', () => {
+    const tokenOf = (pkpass: Buffer) => JSON.parse(unzipPass(pkpass).files['pass.json']!.toString('utf8')).authenticationToken as string;
+    const passPath = () => `/wallet/v1/passes/${certs.passTypeIdentifier}/${card.card_number}`;
+    const count = async () => {
+      const r = await t.app.context.database.db.execute(sql`select count(*)::int as n from wallet_passes where kind = 'card' and subject_id = ${card.id}`);
+      return Number((r as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
+    };
+
+    it('after 1,100 passes of one card (one row a download, as before) the first and the latest token still authenticate, and downloads again add no row and keep the token', async () => {
+      const db = t.app.context.database.db;
+      // 1,100 rows as the old code left them: one per download, hash only (a direct set-up: 1,100 signed downloads would take minutes).
+      await db.execute(sql`
+        insert into wallet_passes (partner_id, kind, subject_id, pass_type_identifier, serial_number, token_hash, locale)
+        select ${p.id}, 'card', ${card.id}, ${certs.passTypeIdentifier}, ${card.card_number}, encode(sha256(convert_to('legacy-pass-token-' || g, 'UTF8')), 'hex'), 'en'
+        from generate_series(1, 1100) g`);
+      const rowsBefore = await count();
+      for (const legacy of ['legacy-pass-token-1', 'legacy-pass-token-550', 'legacy-pass-token-1100']) {
+        const res = await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${legacy}` });
+        assert.equal(res.status, 200, legacy);
+        assert.equal(tokenOf(res.body), legacy, 'the pass keeps the token the device holds');
+      }
+      // Any of them authenticates (Apple's unregister: the cheapest authenticated call, nothing to sign). One in
+      // seven is asked: the old lookup read 1,000 of the serial's rows, so about 14 of these would be refused.
+      const unregister = `/wallet/v1/devices/no-such-device/registrations/${certs.passTypeIdentifier}/${card.card_number}`;
+      const sample = Array.from({ length: 158 }, (_, i) => 1 + i * 7).concat([1100]);
+      const statuses = await Promise.all(
+        sample.map((n) => request(t.url, 'DELETE', unregister, { headers: { authorization: `ApplePass legacy-pass-token-${n}` } }).then((r) => [n, r.status] as const)),
+      );
+      assert.deepEqual(statuses.filter(([, status]) => status !== 200), [], 'tokens refused');
+      const first = await fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token));
+      assert.equal(first.status, 200);
+      const token = tokenOf(first.body);
+      const again = await Promise.all(Array.from({ length: 4 }, () => fetchBinary(`${t.url}/en/shop/loyalty-cards/${card.id}/wallet/apple`, apiHeaders(p.apiKey))));
+      assert.deepEqual(again.map((r) => [r.status, tokenOf(r.body)]), again.map(() => [200, token]), 'the same token on every download');
+      assert.equal(await count(), rowsBefore, 'downloading again adds no row');
+      for (const presented of [token, 'legacy-pass-token-1', 'legacy-pass-token-1100']) {
+        assert.equal((await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${presented}` })).status, 200, presented);
+      }
+      // At most one current pass per card, pass type and language.
+      const current = await db.execute(sql`select locale, count(*)::int as n from wallet_passes where kind = 'card' and subject_id = ${card.id} and token_sealed is not null group by locale order by locale`);
+      assert.deepEqual((current as unknown as { rows: unknown[] }).rows, [{ locale: 'en', n: 1 }, { locale: 'lt', n: 1 }]);
+    });
+
+    it('a pass whose token no longer opens (secrets key changed) is retired, not invalidated: its token still authenticates', async () => {
+      const db = t.app.context.database.db;
+      const before = tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body);
+      await db.execute(sql`update wallet_passes set token_sealed = 'v1:AAAA' where kind = 'card' and subject_id = ${card.id} and locale = 'lt' and token_sealed is not null`);
+      const rows = await count();
+      const after = tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body);
+      assert.notEqual(after, before);
+      assert.equal(await count(), rows + 1);
+      for (const presented of [before, after]) assert.equal((await fetchBinary(`${t.url}${passPath()}`, { authorization: `ApplePass ${presented}` })).status, 200);
+      assert.equal(tokenOf((await fetchBinary(`${t.url}/lt/shop/loyalty-cards/${card.id}/wallet/apple`, bearer(c.token))).body), after);
+      assert.equal(await count(), rows + 1);
+    });
+  });
+
+  describe('Apple Wallet log endpoint (no credentials)', () => {
+    it('takes at most 16 KB, 50 lines of 500 characters and 10 requests a minute per address, and writes the lines without tokens, numbers or addresses', async () => {
+      const written: string[] = [];
+      const t3 = await startTestApp({ LOG_LEVEL: 'info', RATE_LIMIT_DISABLED: 'false' }, undefined, { workers: false, logStream: { write: (line: string) => void written.push(line) } });
+      try {
+        const post = (body: unknown, raw?: string) =>
+          raw === undefined ? request(t3.url, 'POST', '/wallet/v1/log', { json: body }) : request(t3.url, 'POST', '/wallet/v1/log', { raw, headers: { 'content-type': 'application/json' } });
+        const secretToken = randomBytes(24).toString('base64url');
+        const line = `[2026-12-02] Get pass task (pass type pass.test.loyalty, serial number 1234567890123, url https://loyalty.example.test/wallet/v1/passes?token=${secretToken}) failed: ApplePass ${secretToken} someone@example.com\n\u001b[31mforged line`;
+        const accepted = await post({ logs: [line, 'second'] });
+        assert.equal(accepted.status, 200, accepted.text);
+        const tooLong = await post({ logs: ['x'.repeat(501)] });
+        assert.equal(tooLong.status, 422, tooLong.text);
+        assert.deepEqual(fieldsOf(tooLong.body), ['logs.0']);
+        const tooMany = await post({ logs: Array.from({ length: 51 }, () => 'x') });
+        assert.equal(tooMany.status, 422, tooMany.text);
+        assert.deepEqual(fieldsOf(tooMany.body), ['logs']);
+        // 17 KB: refused before it is parsed (the catalogue's 400 for a body over a route's limit).
+        const big = await post(undefined, JSON.stringify({ logs: Array.from({ length: 40 }, () => 'y'.repeat(450)) }));
+        assert.equal(big.status, 400, big.text);
+        assert.equal(big.body.code, 400);
+        // Per address: 10 a minute (the four above count), then 429 with Retry-After.
+        const statuses: number[] = [];
+        for (let i = 0; i < 8; i++) statuses.push((await post({ logs: [] })).status);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+        const refused = await post({ logs: [] });
+        assert.equal(refused.status, 429);
+        assert.ok(Number(refused.headers.get('retry-after')) > 0);
+        // The service goes on.
+        assert.equal((await request(t3.url, 'GET', '/healthz')).status, 200);
+        const logged = written.map((l) => JSON.parse(l) as { msg: string; wallet_logs?: string[] }).filter((l) => l.msg === 'Apple Wallet device log');
+        assert.equal(logged.length, 1, 'only the accepted request with lines was written');
+        const lines = logged[0]!.wallet_logs!;
+        assert.equal(lines.length, 2);
+        assert.ok(lines[0]!.length <= 200);
+        assert.match(lines[0]!, /^\[2026-12-02\] Get pass task \(pass type pass\.test\.loyalty, serial number \[number\]/);
+        const all = written.join('\n');
+        for (const secret of [secretToken, '1234567890123', 'someone@example.com', '\u001b']) assert.ok(!all.includes(secret), `the log holds ${JSON.stringify(secret)}`);
+        assert.doesNotMatch(lines[0]!, /\n/);
+      } finally {
+        await t3.close();
+      }
     });
   });
 

@@ -7,8 +7,8 @@ import type { RateLimitRule } from '../config.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail, type DomainError, type Result } from '../shared/errors.js';
 
-/** The callers' classes (DESIGN.md §3), and the limits of one action (`webhook_ping`: §14's test pings per partner). */
-export type LimitClass = 'api' | 'ip' | 'partner' | 'admin' | 'customer' | 'webhook_ping';
+/** The callers' classes (DESIGN.md §3), and the limits of one action (`webhook_ping`: §14's test pings per partner; `wallet_log`: Apple Wallet's log endpoint per address). */
+export type LimitClass = 'api' | 'ip' | 'partner' | 'admin' | 'customer' | 'webhook_ping' | 'wallet_log';
 
 export interface LimitDecision {
   allowed: boolean;

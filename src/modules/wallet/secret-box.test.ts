@@ -19,6 +19,21 @@ describe('SecretBox', () => {
     assert.notEqual(box.seal('x', 'a'), box.seal('x', 'a'), 'a fresh IV each time');
   });
 
+  it('refuses a value whose GCM tag was cut short (a 4-byte tag is a prefix of the real one, and 2^32 tries would forge it)', () => {
+    const sealed = box.seal('', 'a');
+    assert.equal(box.open(sealed, 'a'), '');
+    const raw = Buffer.from(sealed.slice(3), 'base64');
+    for (const tagBytes of [4, 8, 12, 15]) {
+      const cut = `v1:${raw.subarray(0, 12 + tagBytes).toString('base64')}`;
+      assert.equal(box.open(cut, 'a'), undefined, `${tagBytes}-byte tag`);
+    }
+    const short = box.seal('secret', 'a');
+    const body = Buffer.from(short.slice(3), 'base64');
+    // Tag cut to 12 bytes with the body moved up: never opens.
+    const moved = `v1:${Buffer.concat([body.subarray(0, 24), body.subarray(28)]).toString('base64')}`;
+    assert.equal(box.open(moved, 'a'), undefined);
+  });
+
   it('uses the configured key; else generates one into the data dir on the embedded store only', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'secrets-'));
     assert.equal(await secretsKeySource({ configured: undefined, embedded: false, dataDir: dir })(), undefined);

@@ -7,29 +7,33 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const VERSION = 'v1';
+const IV_BYTES = 12;
+/** GCM's full tag: a shorter one would be accepted by Node as given (4 bytes = 2^32 tries to forge). */
+const TAG_BYTES = 16;
 
 export class SecretBox {
   constructor(private readonly key: Buffer) {}
 
   /** `aad` binds the sealed value to where it is kept (partner and field), so a row cannot be moved to another. */
   seal(plain: string, aad: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(aad));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return `${VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
   }
 
-  /** undefined when the value was sealed with another key or for another place. */
+  /** undefined when the value was sealed with another key or for another place, or is cut short (a tag under 16 bytes). */
   open(sealed: string, aad: string): string | undefined {
     const [version, data] = sealed.split(':');
     if (version !== VERSION || data === undefined) return undefined;
     const raw = Buffer.from(data, 'base64');
+    if (raw.length < IV_BYTES + TAG_BYTES) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(aad));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
       return undefined;
     }

@@ -38,6 +38,19 @@ export const walletMessages = {
     lt: 'Turi būti Google paslaugos paskyros JSON rakto failas',
   },
   'wallet.service_account_email': { en: 'The key file has no client_email', lt: 'Rakto faile nėra client_email' },
+  'wallet.file_too_large': { en: 'The file is larger than {limit}', lt: 'Failas didesnis nei {limit}' },
+  'wallet.iterations_limit': {
+    en: 'The file asks for more than {limit} key-derivation iterations (export it again with fewer)',
+    lt: 'Failas prašo daugiau nei {limit} rakto išvedimo iteracijų (eksportuokite jį iš naujo su mažiau)',
+  },
+  'wallet.kdf_unsupported': {
+    en: 'The file is encrypted with a key derivation other than PBKDF2',
+    lt: 'Failas užšifruotas ne PBKDF2 rakto išvedimu',
+  },
+  'wallet.key_too_large': { en: 'RSA keys may have at most {limit} bits', lt: 'RSA raktas gali turėti ne daugiau kaip {limit} bitų' },
+  'wallet.key_curve': { en: 'EC keys must be on P-256 or P-384', lt: 'EC raktas turi būti P-256 arba P-384 kreivės' },
+  'wallet.key_type': { en: 'Must be an RSA or EC key', lt: 'Turi būti RSA arba EC raktas' },
+  'wallet.busy': { en: 'Too many passes are being signed right now: try again in a moment', lt: 'Šiuo metu pasirašoma per daug kortelių: bandykite po akimirkos' },
   'resource.wallet_pass': { en: 'Pass', lt: 'Kortelė' },
 } as const;
 

@@ -3,7 +3,7 @@
 // programme (title, design) and its tier (name, colour); for a coupon, the coupon and its
 // programme — so that no other module needs a hook: the update worker and Apple's "updated
 // since" tag and Last-Modified all compare that stamp, in microseconds since the epoch.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import type { CardDesign } from '../partner-cards/partner-cards.tables.js';
 import { walletConfigs, walletPasses, walletRegistrations } from './wallet.tables.js';
@@ -68,18 +68,51 @@ export const walletRepository = {
     };
   },
 
-  async insertPass(db: Executor, row: typeof walletPasses.$inferInsert): Promise<number> {
-    const [inserted] = await db.insert(walletPasses).values(row).returning({ id: walletPasses.id });
-    return inserted!.id;
-  },
-
-  /** Every pass handed out under this type and serial (each with its own token's hash). */
-  async passesBySerial(db: Executor, passTypeIdentifier: string, serialNumber: string) {
-    return db
+  /** The current pass of a card or coupon in this pass type and language (the one a download hands out again). */
+  async currentPass(db: Executor, kind: PassKind, subjectId: number, passTypeIdentifier: string, locale: 'en' | 'lt') {
+    const [row] = await db
       .select()
       .from(walletPasses)
-      .where(and(eq(walletPasses.passTypeIdentifier, passTypeIdentifier), eq(walletPasses.serialNumber, serialNumber)))
-      .limit(1000);
+      .where(
+        and(
+          eq(walletPasses.kind, kind),
+          eq(walletPasses.subjectId, subjectId),
+          eq(walletPasses.passTypeIdentifier, passTypeIdentifier),
+          eq(walletPasses.locale, locale),
+          isNotNull(walletPasses.tokenSealed),
+        ),
+      );
+    return row;
+  },
+
+  /** A new current pass; false when another request made one first (then read that one). */
+  async insertCurrentPass(db: Executor, row: typeof walletPasses.$inferInsert & { tokenSealed: string }): Promise<boolean> {
+    const result = await db.execute(sql`
+      insert into wallet_passes (partner_id, kind, subject_id, pass_type_identifier, serial_number, token_hash, token_sealed, locale)
+      values (${row.partnerId}, ${row.kind}, ${row.subjectId}, ${row.passTypeIdentifier}, ${row.serialNumber}, ${row.tokenHash}, ${row.tokenSealed}, ${row.locale})
+      on conflict (kind, subject_id, pass_type_identifier, locale) where token_sealed is not null do nothing
+      returning id`);
+    return rowsOf<{ id: number }>(result).length > 0;
+  },
+
+  /**
+   * A current pass whose token can no longer be put in a pass (sealed with another secrets
+   * key, or its card's number changed) stops being current; it keeps authenticating the token
+   * devices hold.
+   */
+  async retirePass(db: Executor, id: number): Promise<void> {
+    await db.update(walletPasses).set({ tokenSealed: null }).where(eq(walletPasses.id, id));
+  },
+
+  /** The pass of this type and serial whose token hashes to this (an index lookup: never a scan of the serial's rows). */
+  async passByToken(db: Executor, passTypeIdentifier: string, serialNumber: string, tokenHash: string) {
+    const [row] = await db
+      .select()
+      .from(walletPasses)
+      .where(and(eq(walletPasses.passTypeIdentifier, passTypeIdentifier), eq(walletPasses.serialNumber, serialNumber), eq(walletPasses.tokenHash, tokenHash)))
+      .orderBy(walletPasses.id)
+      .limit(1);
+    return row;
   },
 
   /** 'created' or 'updated' (the device had registered this serial before: its push token and pass are refreshed). */

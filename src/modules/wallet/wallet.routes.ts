@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
+import type { RateLimiter } from '../../infra/rate-limit.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { AppError, unwrap } from '../../shared/errors.js';
 import { Envelope, errorResponses, LocaleIdParams, LocaleParams } from '../../shared/schemas.js';
@@ -41,7 +42,36 @@ const Empty = { description: 'No content', type: 'null' } as const;
 const ApplePassAuth = Type.Object({ authorization: Type.Optional(Type.String({ description: 'ApplePass {authenticationToken}' })) });
 const webService = { tags: ['wallet'], security: [] };
 
-export const walletRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletService }> = async (app, { wallet }) => {
+/**
+ * Apple Wallet's log endpoint (`POST /wallet/v1/log`) takes no credentials (DESIGN.md §15), so
+ * what it takes and writes is bounded: a body of at most 16 KB (more: 400 BODY_TOO_LARGE), at
+ * most 50 lines of at most 500 characters (more: 422), 10 requests a minute per client address
+ * (more: 429), and at most LOG_LINES_PER_MINUTE lines a minute written per node, whoever sends
+ * them (the rest are counted in the next line written). A line is written cut to 200
+ * characters with control characters, URL queries, e-mail addresses, tokens and long numbers
+ * (card numbers are pass serial numbers) taken out.
+ */
+export const WALLET_LOG = { bodyBytes: 16 * 1024, lines: 50, lineChars: 500, perAddressPerMinute: 10, loggedLinesPerMinute: 100, loggedLineChars: 200 } as const;
+
+/** A device's log line as it may be written. */
+export function redactDeviceLog(line: string): string {
+  return (
+    line
+      // eslint-disable-next-line no-control-regex -- control characters are what is taken out
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+      .replace(/ApplePass\s+\S+/gi, 'ApplePass [redacted]')
+      .replace(/(https?:\/\/[^\s?#]*)[?#]\S*/gi, '$1?[redacted]')
+      .replace(/[^\s@]+@[^\s@]+/g, '[email]')
+      .replace(/[A-Za-z0-9+/=_-]{16,}/g, (m) => (/^[A-Za-z.-]+$/.test(m) ? m : '[redacted]'))
+      .replace(/\d{6,}/g, '[number]')
+      .slice(0, WALLET_LOG.loggedLineChars)
+  );
+}
+
+export const walletRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletService; rateLimiter: RateLimiter; rateLimitDisabled: boolean }> = async (
+  app,
+  { wallet, rateLimiter, rateLimitDisabled },
+) => {
   app.get(
     '/:locale/partners/wallet',
     {
@@ -191,7 +221,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletService }> 
         params: PassParams,
         headers: Type.Object({ ...ApplePassAuth.properties, 'if-modified-since': Type.Optional(Type.String()) }),
         produces: ['application/vnd.apple.pkpass'],
-        response: { 200: PkpassResponse, 304: { description: 'Not modified', type: 'null' }, ...errorResponses(401) },
+        response: { 200: PkpassResponse, 304: { description: 'Not modified', type: 'null' }, ...errorResponses(401, 429) },
       },
     },
     async (req, reply) => {
@@ -204,19 +234,40 @@ export const walletRoutes: FastifyPluginAsyncTypebox<{ wallet: WalletService }> 
     },
   );
 
+  // What this node wrote of devices' logs in the current minute, and what it left out.
+  let logWindow = { startedAt: 0, written: 0, dropped: 0 };
   app.post(
     '/wallet/v1/log',
     {
-      // Devices report problems with passes here; kept short in the log.
+      bodyLimit: WALLET_LOG.bodyBytes,
+      // Counted before the body is read: refused bodies count too.
+      onRequest: async (req) => {
+        if (rateLimitDisabled) return;
+        const d = await rateLimiter.consume('wallet_log', req.ip, { perMinute: WALLET_LOG.perAddressPerMinute, perHour: 0 });
+        if (!d.allowed) {
+          throw new AppError('RATE_LIMIT_EXCEEDED', { params: { seconds: d.retryAfterSeconds }, headers: { 'retry-after': String(d.retryAfterSeconds) } });
+        }
+      },
       schema: {
         ...webService,
         summary: 'Apple Wallet: messages from devices about passes',
-        body: Type.Object({ logs: Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100 }) }),
-        response: { 200: Empty, ...errorResponses(400, 422) },
+        description: `No credentials: at most ${WALLET_LOG.bodyBytes / 1024} KB, ${WALLET_LOG.lines} lines of ${WALLET_LOG.lineChars} characters, ${WALLET_LOG.perAddressPerMinute} requests a minute per address. Lines are logged shortened, without tokens, numbers or addresses.`,
+        body: Type.Object({ logs: Type.Array(Type.String({ maxLength: WALLET_LOG.lineChars }), { maxItems: WALLET_LOG.lines }) }),
+        response: { 200: Empty, ...errorResponses(400, 422, 429) },
       },
     },
     async (req, reply) => {
-      req.log.info({ wallet_logs: req.body.logs.slice(0, 20) }, 'Apple Wallet device log');
+      const now = Date.now();
+      if (now - logWindow.startedAt >= 60_000) logWindow = { startedAt: now, written: 0, dropped: logWindow.dropped };
+      const room = Math.max(0, WALLET_LOG.loggedLinesPerMinute - logWindow.written);
+      const lines = req.body.logs.slice(0, room).map(redactDeviceLog);
+      const left = req.body.logs.length - lines.length;
+      if (lines.length > 0) {
+        logWindow.written += lines.length;
+        req.log.info({ wallet_logs: lines, ...(logWindow.dropped > 0 ? { wallet_logs_dropped_before: logWindow.dropped } : {}) }, 'Apple Wallet device log');
+        logWindow.dropped = 0;
+      }
+      logWindow.dropped += left;
       return bare(reply, 200);
     },
   );

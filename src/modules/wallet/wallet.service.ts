@@ -2,10 +2,10 @@
 // save links of cards and coupons, Apple's PassKit web service, and the background updates
 // (APNs pushes, Google object patches) after a card changed. Expected failures are values.
 import { readFileSync } from 'node:fs';
-import { timingSafeEqual } from 'node:crypto';
+import { createPrivateKey, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../infra/db/index.js';
 import { randomToken, sha256, sha256Hex } from '../../shared/crypto.js';
-import { fail, failOn, missing, ok, type Result } from '../../shared/errors.js';
+import { AppError, fail, failOn, missing, ok, type Result } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { iso, type Clock } from '../../shared/time.js';
 import type { CouponScope } from '../coupons/coupons.repository.js';
@@ -13,10 +13,11 @@ import type { CouponsService } from '../coupons/coupons.service.js';
 import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import { ApnsConnection } from './apns.js';
-import { cardPass, couponPass, couponSerial, type AppleSigning, type Locale } from './apple-pass.js';
-import { cardSaveUrl, couponSaveUrl, googleObjectId, loyaltyObject, patchLoyaltyObject } from './google-pass.js';
+import { couponSerial, type AppleSigning, type Locale } from './apple-pass.js';
+import { googleObjectId, loyaltyObject, patchLoyaltyObject } from './google-pass.js';
 import type { SecretBox } from './secret-box.js';
-import { certificateSummary, checkAppleCredentials, checkServiceAccount, type AppleInput, type ServiceAccount } from './wallet-credentials.js';
+import { certificateSummary, keyProblem, type AppleInput, type CredentialProblem, type ServiceAccount } from './wallet-credentials.js';
+import { WalletBusy, WalletWorkerError, WalletWorkers, type WalletTask } from './wallet-worker.js';
 import { walletRepository as repo, type PassFacts, type WalletConfigRow } from './wallet.repository.js';
 
 export interface WalletDeps {
@@ -33,12 +34,15 @@ export interface WalletDeps {
   log: Logger;
   /** Per-request timeout of APNs and Google calls. */
   timeoutMs?: number;
+  /** The crypto worker pool (tests pass their own). */
+  workers?: WalletWorkers;
 }
 
 const secretsKeyMissing = () => failOn('INVALID_STATE', 'wallet', 'wallet.secrets_key_missing', { meta: { reason: 'secrets_key_missing' } });
 const notConfigured = (wallet: 'Apple Wallet' | 'Google Wallet') =>
   failOn('INVALID_STATE', 'wallet', 'wallet.not_configured', { params: { wallet }, meta: { reason: 'wallet_not_configured' } });
-const invalid = (field: string, key: Parameters<typeof failOn>[2]) => fail<never>('VALIDATION', { fields: { [field]: [{ key }] } });
+const invalid = (field: string, key: Parameters<typeof failOn>[2], params?: Record<string, string | number>) =>
+  fail<never>('VALIDATION', { fields: { [field]: [{ key, ...(params ? { params } : {}) }] } });
 
 const aad = (partnerId: number, what: 'apple_key' | 'google_service_account') => `wallet:${partnerId}:${what}`;
 
@@ -47,12 +51,50 @@ const backoffSeconds = (attempts: number) => Math.min(3600, 10 * 2 ** Math.min(a
 
 export type PassResponse = { status: 401 } | { status: 304; lastModified: string } | { status: 200; lastModified: string; body: Buffer };
 
+/** The pool's queue is full: 429, try again in a moment (the queue does not grow without bound). */
+const busy = () => new AppError('RATE_LIMIT_EXCEEDED', { message: 'wallet.busy', headers: { 'retry-after': '1' } });
+
 export class WalletService {
   private readonly extraCa: string | undefined;
+  /** Credential checks and pass signing, off the request thread (wallet-worker.ts). */
+  readonly workers: WalletWorkers;
 
   constructor(private readonly deps: WalletDeps) {
     // Read at start: a wrong APNS_CA_FILE path fails the boot, not every push.
     this.extraCa = deps.apnsCaFile ? readFileSync(deps.apnsCaFile, 'utf8') : undefined;
+    this.workers = deps.workers ?? new WalletWorkers();
+  }
+
+  /** Ends the worker threads (the app's onClose). */
+  close(): Promise<void> {
+    return this.workers.close();
+  }
+
+  /** A task in the worker pool; a full queue is 429. */
+  private async offThread<K extends WalletTask['op']>(task: Extract<WalletTask, { op: K }>) {
+    try {
+      return await this.workers.run<K>(task);
+    } catch (err) {
+      if (err instanceof WalletBusy) throw busy();
+      throw err;
+    }
+  }
+
+  /**
+   * An upload checked in the worker. A thread that died or timed out on it (its heap limit,
+   * which the caps should keep it within) refuses the upload on the field rather than 500.
+   */
+  private async checkOffThread<K extends 'checkApple' | 'checkGoogle'>(task: Extract<WalletTask, { op: K }>, field: string) {
+    try {
+      return await this.offThread<K>(task);
+    } catch (err) {
+      if (err instanceof WalletWorkerError) {
+        this.deps.log.warn({ err: err.message, field }, 'wallet upload check failed in its worker; refused');
+        const problem: CredentialProblem = { field, key: field === 'certificate' ? 'wallet.certificate_invalid' : 'wallet.service_account_json' };
+        return { ok: false as const, problem };
+      }
+      throw err;
+    }
   }
 
   private get db() {
@@ -73,8 +115,8 @@ export class WalletService {
   }
 
   async saveApple(partnerId: number, input: AppleInput): Promise<Result<ReturnType<typeof viewOf>>> {
-    const checked = checkAppleCredentials(input, this.deps.clock.now());
-    if (!checked.ok) return invalid(checked.problem.field, checked.problem.key);
+    const checked = await this.checkOffThread<'checkApple'>({ op: 'checkApple', input, nowMs: this.deps.clock.now().getTime() }, 'certificate');
+    if (!checked.ok) return invalid(checked.problem.field, checked.problem.key, checked.problem.params);
     const box = await this.deps.secrets();
     if (!box) return secretsKeyMissing();
     await repo.saveConfig(this.db, partnerId, {
@@ -89,8 +131,8 @@ export class WalletService {
   }
 
   async saveGoogle(partnerId: number, input: { issuer_id: string; service_account: unknown }): Promise<Result<ReturnType<typeof viewOf>>> {
-    const checked = checkServiceAccount(input.service_account);
-    if (!checked.ok) return invalid(checked.problem.field, checked.problem.key);
+    const checked = await this.checkOffThread<'checkGoogle'>({ op: 'checkGoogle', value: input.service_account }, 'service_account');
+    if (!checked.ok) return invalid(checked.problem.field, checked.problem.key, checked.problem.params);
     const box = await this.deps.secrets();
     if (!box) return secretsKeyMissing();
     await repo.saveConfig(this.db, partnerId, {
@@ -110,8 +152,9 @@ export class WalletService {
     const box = await this.deps.secrets();
     if (!box) return secretsKeyMissing();
     const keyPem = box.open(row.appleKeySealed, aad(partnerId, 'apple_key'));
-    // Sealed with another key (LOYALTY_SECRETS_KEY changed): as good as not configured.
-    if (keyPem === undefined) return notConfigured('Apple Wallet');
+    // Sealed with another key (LOYALTY_SECRETS_KEY changed): as good as not configured. So is a
+    // key stored before the caps that is past them (an 8,192-bit key took 4–5 s a pass): upload again.
+    if (keyPem === undefined || keyProblem(createPrivateKey(keyPem), 'private_key')) return notConfigured('Apple Wallet');
     return ok({
       passTypeIdentifier: row.applePassTypeIdentifier,
       teamIdentifier: row.appleTeamIdentifier,
@@ -147,19 +190,37 @@ export class WalletService {
     return facts && { coupon, facts };
   }
 
-  /** A new pass row with its own random token (kept as its SHA-256). */
-  private async issueToken(signing: AppleSigning, facts: PassFacts, kind: 'card' | 'coupon', subjectId: number, serialNumber: string, locale: Locale) {
-    const token = randomToken(24);
-    await repo.insertPass(this.db, {
-      partnerId: facts.partnerId,
-      kind,
-      subjectId,
-      passTypeIdentifier: signing.passTypeIdentifier,
-      serialNumber,
-      tokenHash: sha256Hex(token),
-      locale,
-    });
-    return token;
+  /**
+   * The token of the card's or coupon's current pass in this pass type and language: the same
+   * one on every download (a device holding an earlier download keeps working, and downloads
+   * add no rows); made once, kept as its SHA-256 and sealed with the secrets key.
+   */
+  private async passToken(signing: AppleSigning, facts: PassFacts, kind: 'card' | 'coupon', subjectId: number, serialNumber: string, locale: Locale): Promise<Result<string>> {
+    const box = await this.deps.secrets();
+    if (!box) return secretsKeyMissing();
+    const where = `wallet-pass:${kind}:${subjectId}:${signing.passTypeIdentifier}:${locale}`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await repo.currentPass(this.db, kind, subjectId, signing.passTypeIdentifier, locale);
+      if (current) {
+        const token = box.open(current.tokenSealed!, where);
+        if (token !== undefined && sha256Hex(token) === current.tokenHash && current.serialNumber === serialNumber) return ok(token);
+        await repo.retirePass(this.db, current.id);
+      }
+      const token = randomToken(24);
+      const made = await repo.insertCurrentPass(this.db, {
+        partnerId: facts.partnerId,
+        kind,
+        subjectId,
+        passTypeIdentifier: signing.passTypeIdentifier,
+        serialNumber,
+        tokenHash: sha256Hex(token),
+        tokenSealed: box.seal(token, where),
+        locale,
+      });
+      if (made) return ok(token);
+      // Another download made it at the same moment: hand out that one.
+    }
+    throw new Error('no current wallet pass after three attempts');
   }
 
   async cardApplePass(owner: CardOwner, cardId: number, locale: Locale): Promise<Result<Buffer>> {
@@ -167,8 +228,10 @@ export class WalletService {
     if (!found) return missing('resource.loyalty_card');
     const signing = await this.appleSigning(found.card.partner_id);
     if (!signing.ok) return signing;
-    const token = await this.issueToken(signing.value, found.facts, 'card', found.card.id, found.card.card_number, locale);
-    return ok(cardPass(signing.value, found.card, found.facts, { locale, token, webServiceURL: this.webServiceURL() }));
+    const issued = await this.passToken(signing.value, found.facts, 'card', found.card.id, found.card.card_number, locale);
+    if (!issued.ok) return issued;
+    const token = issued.value;
+    return ok(await this.offThread<'cardPass'>({ op: 'cardPass', signing: signing.value, card: found.card, facts: found.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }));
   }
 
   async couponApplePass(scope: CouponScope, couponId: number, locale: Locale): Promise<Result<Buffer>> {
@@ -176,8 +239,12 @@ export class WalletService {
     if (!found) return missing('resource.coupon');
     const signing = await this.appleSigning(found.coupon.partner_id);
     if (!signing.ok) return signing;
-    const token = await this.issueToken(signing.value, found.facts, 'coupon', found.coupon.id, couponSerial(found.coupon.id), locale);
-    return ok(couponPass(signing.value, found.coupon, found.facts, { locale, token, webServiceURL: this.webServiceURL() }));
+    const issued = await this.passToken(signing.value, found.facts, 'coupon', found.coupon.id, couponSerial(found.coupon.id), locale);
+    if (!issued.ok) return issued;
+    const token = issued.value;
+    return ok(
+      await this.offThread<'couponPass'>({ op: 'couponPass', signing: signing.value, coupon: found.coupon, facts: found.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }),
+    );
   }
 
   async cardGoogleLink(owner: CardOwner, cardId: number, locale: Locale): Promise<Result<{ save_url: string }>> {
@@ -194,7 +261,7 @@ export class WalletService {
       locale,
       modifiedMicros: found.facts.modified,
     });
-    return ok({ save_url: await cardSaveUrl(account, issuerId, found.card, found.facts, locale) });
+    return ok({ save_url: await this.offThread<'cardSaveUrl'>({ op: 'cardSaveUrl', account, issuerId, card: found.card, facts: found.facts, locale }) });
   }
 
   async couponGoogleLink(scope: CouponScope, couponId: number, locale: Locale): Promise<Result<{ save_url: string }>> {
@@ -202,22 +269,24 @@ export class WalletService {
     if (!found) return missing('resource.coupon');
     const google = await this.googleAccount(found.coupon.partner_id);
     if (!google.ok) return google;
-    return ok({ save_url: await couponSaveUrl(google.value.account, google.value.issuerId, found.coupon, found.facts, locale) });
+    const { account, issuerId } = google.value;
+    return ok({ save_url: await this.offThread<'couponSaveUrl'>({ op: 'couponSaveUrl', account, issuerId, coupon: found.coupon, facts: found.facts, locale }) });
   }
 
   // ---- Apple's PassKit web service ----
 
-  /** The pass whose token the device presents (`Authorization: ApplePass <token>`), compared in constant time. */
+  /**
+   * The pass whose token the device presents (`Authorization: ApplePass <token>`): found by the
+   * token's SHA-256 (an index lookup, so however many passes a serial has — rows from before
+   * bounded storage were one per download — every token is found), then compared in constant time.
+   */
   private async authenticate(passTypeIdentifier: string, serialNumber: string, authorization: string | undefined) {
     const token = /^ApplePass (\S{16,})$/.exec(authorization ?? '')?.[1];
     if (token === undefined) return undefined;
     const presented = sha256(token);
-    let match: Awaited<ReturnType<typeof repo.passesBySerial>>[number] | undefined;
-    for (const row of await repo.passesBySerial(this.db, passTypeIdentifier, serialNumber)) {
-      // Every row is compared, so the time does not tell which one (or whether one) matched.
-      if (timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presented) && !match) match = row;
-    }
-    return match && { pass: match, token };
+    const row = await repo.passByToken(this.db, passTypeIdentifier, serialNumber, presented.toString('hex'));
+    if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), presented)) return undefined;
+    return { pass: row, token };
   }
 
   async register(
@@ -261,10 +330,18 @@ export class WalletService {
     const built =
       pass.kind === 'card'
         ? await this.cardWithFacts({ partnerId: pass.partnerId }, pass.subjectId).then(
-            (f) => f && { facts: f.facts, body: () => cardPass(signing.value, f.card, f.facts, { locale, token, webServiceURL: this.webServiceURL() }) },
+            (f) =>
+              f && {
+                facts: f.facts,
+                body: () => this.offThread<'cardPass'>({ op: 'cardPass', signing: signing.value, card: f.card, facts: f.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }),
+              },
           )
         : await this.couponWithFacts({ partnerId: pass.partnerId }, pass.subjectId).then(
-            (f) => f && { facts: f.facts, body: () => couponPass(signing.value, f.coupon, f.facts, { locale, token, webServiceURL: this.webServiceURL() }) },
+            (f) =>
+              f && {
+                facts: f.facts,
+                body: () => this.offThread<'couponPass'>({ op: 'couponPass', signing: signing.value, coupon: f.coupon, facts: f.facts, opts: { locale, token, webServiceURL: this.webServiceURL() } }),
+              },
           );
     if (!built) return { status: 401 };
     // HTTP dates have whole seconds: a change within the second of If-Modified-Since still counts.
@@ -272,7 +349,7 @@ export class WalletService {
     const lastModified = new Date(modifiedMs).toUTCString();
     const since = ifModifiedSince === undefined ? NaN : Date.parse(ifModifiedSince);
     if (!Number.isNaN(since) && Math.floor(modifiedMs / 1000) <= Math.floor(since / 1000)) return { status: 304, lastModified };
-    return { status: 200, lastModified, body: built.body() };
+    return { status: 200, lastModified, body: await built.body() };
   }
 
   // ---- updates ----

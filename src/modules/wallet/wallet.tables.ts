@@ -27,8 +27,11 @@ export const walletConfigs = pgTable('wallet_configs', {
 });
 
 /**
- * One Apple pass handed out (every download is one: each carries its own random
- * authenticationToken, kept here only as its SHA-256). `card_id` or `coupon_id` says what it shows.
+ * An Apple pass handed out, with its authenticationToken's SHA-256 (how a device's token is
+ * found). One current pass per card or coupon, pass type and language (`token_sealed` set,
+ * unique): downloading again hands out the same token, so storage stays bounded and no
+ * device's pass stops working. Rows without `token_sealed` are from before (one per download)
+ * or were retired when the secrets key changed: they only authenticate the tokens devices hold.
  */
 export const walletPasses = pgTable(
   'wallet_passes',
@@ -43,11 +46,17 @@ export const walletPasses = pgTable(
     passTypeIdentifier: text('pass_type_identifier').notNull(),
     serialNumber: text('serial_number').notNull(),
     tokenHash: text('token_hash').notNull(),
+    /** The token itself, sealed with the secrets key (secret-box.ts), to put in the pass again; null on rows that only authenticate. */
+    tokenSealed: text('token_sealed'),
     /** The language the pass was made in (the path's locale); updates keep it. */
     locale: text({ enum: ['en', 'lt'] }).notNull(),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
-  (t) => [index('wallet_passes_serial_idx').on(t.passTypeIdentifier, t.serialNumber), index('wallet_passes_subject_idx').on(t.kind, t.subjectId)],
+  (t) => [
+    index('wallet_passes_token_idx').on(t.passTypeIdentifier, t.serialNumber, t.tokenHash),
+    index('wallet_passes_subject_idx').on(t.kind, t.subjectId),
+    uniqueIndex('wallet_passes_current_key').on(t.kind, t.subjectId, t.passTypeIdentifier, t.locale).where(sql`${t.tokenSealed} is not null`),
+  ],
 );
 
 /** A device that asked for a pass's updates (Apple's web service "register"). */

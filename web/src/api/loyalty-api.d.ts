@@ -2916,7 +2916,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apple Wallet: messages from devices about passes */
+        /**
+         * Apple Wallet: messages from devices about passes
+         * @description No credentials: at most 16 KB, 50 lines of 500 characters, 10 requests a minute per address. Lines are logged shortened, without tokens, numbers or addresses.
+         */
         post: operations["postWalletV1Log"];
         delete?: never;
         options?: never;
@@ -23525,6 +23528,15 @@ export interface operations {
                 };
             };
             /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.pkpass": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -23568,6 +23580,15 @@ export interface operations {
             };
             /** @description Error envelope */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
