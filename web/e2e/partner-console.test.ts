@@ -147,6 +147,29 @@ describe('partner console', () => {
     assert.equal(full.body.data.shop_ids.length, 1);
   });
 
+  it('saving a card programme keeps what the form does not show, and what it did not change', async () => {
+    const [card] = (await request(t.url, 'GET', '/en/partners/cards', { headers: bearer(partner.token) })).body.data;
+    const png = `data:image/png;base64,${Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(56, 7)]).toString('base64')}`;
+    const set = await request(t.url, 'PUT', `/en/partners/cards/${card.id}`, {
+      headers: bearer(partner.token),
+      json: { card_design: { background_color: '#6B3E26', logo: png, background_image: png, background_color_opacity: 0.5 } },
+    });
+    assert.equal(set.status, 200, set.text);
+    await page.goto(`${t.url}/dashboard/card-programmes/${card.id}`);
+    await page.getByLabel('Title (English)').waitFor();
+    // Changed through the API while the form is open: the console's save must not undo it.
+    assert.equal((await request(t.url, 'PUT', `/en/partners/cards/${card.id}`, { headers: bearer(partner.token), json: { points_per_visit: 7 } })).status, 200);
+    await page.getByLabel('Title (English)').fill('Coffee club');
+    await page.getByLabel('Text colour', { exact: true }).fill('#FFFFFF');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const full = (await request(t.url, 'GET', `/en/partners/cards/${card.id}`, { headers: bearer(partner.token) })).body.data;
+    assert.deepEqual(full.title, { en: 'Coffee club', lt: 'Kavos kortelė' });
+    assert.deepEqual(full.card_design, { background_color: '#6B3E26', text_color: '#FFFFFF', logo: png, background_image: png, background_color_opacity: 0.5 });
+    assert.equal(full.points_per_visit, 7, 'a field the partner did not touch is not sent back');
+    await openNav(page, 'Card programmes');
+  });
+
   it('switches every text and the API’s messages to Lithuanian, and back', async () => {
     await page.getByRole('button', { name: 'LT', exact: true }).click();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'lt');

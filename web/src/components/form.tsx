@@ -257,3 +257,5 @@ export function optNumber(fd: FormData, name: string): number | undefined {
 export function nullNumber(fd: FormData, name: string): number | null {
   return optNumber(fd, name) ?? null;
 }
+
+export { changedFields } from './changed-fields';

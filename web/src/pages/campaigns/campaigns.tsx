@@ -10,7 +10,7 @@ import type { paths } from '../../api/loyalty-api';
 import { Confirm } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
-import { Checkbox, CheckboxGroup, Field, Form, Select, Submit, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
+import { Checkbox, CheckboxGroup, Field, Form, Select, Submit, changedFields, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 import { ProductPicker, type Picked } from './product-picker';
 import { Preview } from './preview';
@@ -131,7 +131,7 @@ export default function Campaigns() {
   const save = async (fd: FormData) => {
     const body = campaignBody(fd);
     const r = editing
-      ? await form.run(() => listErrorsOnList(api.PUT('/{locale}/partners/campaigns/{id}', { params: { path: { id: editing.id } }, body })))
+      ? await form.run(() => listErrorsOnList(api.PUT('/{locale}/partners/campaigns/{id}', { params: { path: { id: editing.id } }, body: changedFields(body, editing) })))
       : await form.run(() => listErrorsOnList(api.POST('/{locale}/partners/campaigns', { body })));
     if (r) {
       setSaved(t(editing ? 'campaigns.updated' : 'campaigns.created', { name: r.data.name }));

@@ -1,8 +1,9 @@
-// The card programme form, for create (every field) and edit (PUT takes any subset; the
-// form sends them all). Field names are the API's, so its errors land next to them.
+// The card programme form, for create (every field) and edit (PUT takes any subset: the form
+// sends only what changed, and a design with the parts it does not show — logo, background
+// image, opacity — kept). Field names are the API's, so its errors land next to them.
 import { api } from '../../api/client';
 import { useLoad } from '../../components/data';
-import { Checkbox, Field, Form, Select, Submit, TextArea, bool, nullNumber, optNumber, text, type FormState } from '../../components/form';
+import { Checkbox, Field, Form, Select, Submit, TextArea, bool, changedFields, nullNumber, optNumber, text, type FormState } from '../../components/form';
 import { useT } from '../../i18n';
 import type { paths } from '../../api/loyalty-api';
 
@@ -48,6 +49,22 @@ export function cardBody(fd: FormData): CardBody {
     tier_downgrade: text(fd, 'tier_downgrade') as CardBody['tier_downgrade'],
     tier_time_zone: text(fd, 'tier_time_zone'),
   };
+}
+
+/**
+ * An edit's PUT body: only the fields that changed. The design replaces the stored one as a
+ * whole, so it starts from the stored design (the logo, background image and opacity the form
+ * does not show, set through the API) and takes the colours from the form, a cleared one removed.
+ */
+export function editedCardBody(fd: FormData, card: FullCard): Partial<CardBody> {
+  const body = cardBody(fd);
+  const design: Record<string, unknown> = { ...(card.card_design as Record<string, unknown>) };
+  for (const c of COLOURS) {
+    const v = text(fd, `card_design.${c}`);
+    if (v) design[c] = v;
+    else delete design[c];
+  }
+  return changedFields({ ...body, card_design: design as CardBody['card_design'] }, card);
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));

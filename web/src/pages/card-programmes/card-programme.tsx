@@ -8,7 +8,7 @@ import { Page } from '../../components/console';
 import { LoadError, useLoad } from '../../components/data';
 import { useForm } from '../../components/form';
 import { useI18n } from '../../i18n';
-import { CardForm, cardBody } from './card-form';
+import { CardForm, editedCardBody } from './card-form';
 import { Tiers } from './tiers';
 
 export default function CardProgramme() {
@@ -23,7 +23,10 @@ export default function CardProgramme() {
   const [deleting, setDeleting] = useState(false);
 
   const save = async (fd: FormData) => {
-    const r = await form.run(() => api.PUT('/{locale}/partners/cards/{id}', { params: { path: { id } }, body: cardBody(fd) }));
+    const loaded = card.data?.data;
+    if (!loaded) return;
+    const body = editedCardBody(fd, loaded);
+    const r = await form.run(() => api.PUT('/{locale}/partners/cards/{id}', { params: { path: { id } }, body }));
     if (r) {
       setSaved(true);
       card.reload();

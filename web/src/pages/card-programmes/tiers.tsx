@@ -7,7 +7,7 @@ import { api } from '../../api/client';
 import type { paths } from '../../api/loyalty-api';
 import { Confirm } from '../../components/confirm';
 import { LoadError, Table, useLoad } from '../../components/data';
-import { Field, Form, Submit, TextArea, optNumber, text, useForm } from '../../components/form';
+import { Field, Form, Submit, changedFields, TextArea, optNumber, text, useForm } from '../../components/form';
 import { formatNumber, useI18n } from '../../i18n';
 
 type TierBody = paths['/{locale}/partners/cards/{id}/tiers']['post']['requestBody']['content']['application/json'];
@@ -58,7 +58,7 @@ export function Tiers({ programme }: { programme: number }) {
     setSaved(undefined);
     const body = tierBody(fd);
     const r = editing
-      ? await form.run(() => api.PUT('/{locale}/partners/cards/{id}/tiers/{tier_id}', { params: { path: { id: programme, tier_id: editing.id } }, body }))
+      ? await form.run(() => api.PUT('/{locale}/partners/cards/{id}/tiers/{tier_id}', { params: { path: { id: programme, tier_id: editing.id } }, body: changedFields(body, editing) }))
       : await form.run(() => api.POST('/{locale}/partners/cards/{id}/tiers', { params: { path: { id: programme } }, body }));
     if (r) {
       setSaved(t(editing ? 'tiers.updated' : 'tiers.created', { name: nameOf(r.data) }));

@@ -6,7 +6,7 @@ import type { paths } from '../../api/loyalty-api';
 import { Confirm } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
-import { Checkbox, CheckboxGroup, Field, Form, Select, Submit, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
+import { Checkbox, CheckboxGroup, Field, Form, Select, Submit, changedFields, TextArea, bool, nullNumber, nullText, optNumber, text, useForm } from '../../components/form';
 import { formatDateTime, formatNumber, useI18n } from '../../i18n';
 
 type OfferBody = paths['/{locale}/partners/offers']['post']['requestBody']['content']['application/json'];
@@ -65,7 +65,7 @@ export default function Offers() {
   const save = async (fd: FormData) => {
     const body = offerBody(fd);
     const r = editing
-      ? await form.run(() => api.PUT('/{locale}/partners/offers/{id}', { params: { path: { id: editing.id } }, body }))
+      ? await form.run(() => api.PUT('/{locale}/partners/offers/{id}', { params: { path: { id: editing.id } }, body: changedFields(body, editing) }))
       : await form.run(() => api.POST('/{locale}/partners/offers', { body }));
     if (r) {
       setSaved(t(editing ? 'offers.updated' : 'offers.created', { title: r.data.title }));

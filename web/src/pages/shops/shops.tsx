@@ -4,7 +4,7 @@ import { api } from '../../api/client';
 import { Confirm } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Table, useLoad, useQuery } from '../../components/data';
-import { Field, Form, Submit, nullNumber, nullText, text, useForm } from '../../components/form';
+import { Field, Form, Submit, changedFields, nullNumber, nullText, text, useForm } from '../../components/form';
 import { formatDateTime, useI18n } from '../../i18n';
 
 interface Shop {
@@ -36,7 +36,7 @@ export default function Shops() {
       lng: nullNumber(fd, 'lng'),
     };
     const r = editing
-      ? await form.run(() => api.PUT('/{locale}/partners/shops/{id}', { params: { path: { id: editing.id } }, body }))
+      ? await form.run(() => api.PUT('/{locale}/partners/shops/{id}', { params: { path: { id: editing.id } }, body: changedFields(body, editing) }))
       : await form.run(() => api.POST('/{locale}/partners/shops', { body }));
     if (r) {
       setSaved(t(editing ? 'shops.updated' : 'shops.created', { name: r.data.name }));

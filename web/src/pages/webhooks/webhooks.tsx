@@ -6,7 +6,7 @@ import { api } from '../../api/client';
 import { Confirm, CopyButton } from '../../components/confirm';
 import { Page } from '../../components/console';
 import { LoadError, Pager, Status, Table, useLoad, useQuery } from '../../components/data';
-import { Checkbox, CheckboxGroup, Field, Form, Submit, nullText, text, useForm } from '../../components/form';
+import { Checkbox, CheckboxGroup, Field, Form, Submit, changedFields, nullText, text, useForm } from '../../components/form';
 import { formatDateTime, useI18n } from '../../i18n';
 
 /** The event types of DESIGN.md §14 (the API refuses any other name). */
@@ -52,7 +52,7 @@ function Subscriptions({ onTested }: { onTested: () => void }) {
       is_active: fd.get('is_active') === 'true',
     };
     const r = editing
-      ? await form.run(() => api.PUT('/{locale}/partners/webhooks/{id}', { params: { path: { id: editing.id } }, body }))
+      ? await form.run(() => api.PUT('/{locale}/partners/webhooks/{id}', { params: { path: { id: editing.id } }, body: changedFields(body, editing) }))
       : await form.run(() => api.POST('/{locale}/partners/webhooks', { body }));
     if (r) {
       setNotice(t(editing ? 'webhooks.sub_updated' : 'webhooks.sub_created', { url: r.data.url }));
