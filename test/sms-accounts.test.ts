@@ -3,6 +3,7 @@
 // Admin routes refuse partner and customer tokens (403) and anonymous calls (401).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { partners } from '../src/modules/partners/partners.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createAdmin, createPartner, type AdminFixture, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
@@ -61,6 +62,26 @@ describe('admin: GET /admin/partners/sms-accounts', () => {
       transliterate: false,
     });
     assert.deepEqual(res.body.data.find((x: { partner_id: number }) => x.partner_id === b.id).senders, ['Gamma']);
+  });
+
+  it('lists a partner an admin has just created, with the defaults, so it can be topped up', async () => {
+    const created = await asAdmin('POST', '/en/admin/partners', { name: 'Fresh Bakery', email: `fresh-${Date.now()}@example.com`, password: 'fresh-password-1' });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id as number;
+    const list = async () => (await asAdmin('GET', '/en/admin/partners/sms-accounts?per_page=100')).body;
+    const before = await list();
+    assert.deepEqual(before.data.find((x: { partner_id: number }) => x.partner_id === id), {
+      partner_id: id,
+      balance: 0,
+      currency: 'EUR',
+      senders: [],
+      prices: DEFAULT_PRICES,
+      transliterate: false,
+    });
+    const partnerCount = (await t.app.context.database.db.$count(partners)) as number;
+    assert.equal(before.meta.total, partnerCount, 'every partner is listed');
+    assert.equal((await asAdmin('POST', `/en/admin/partners/sms-accounts/${id}/top-up`, { amount: 5 })).status, 200);
+    assert.equal((await list()).data.find((x: { partner_id: number }) => x.partner_id === id).balance, 5);
   });
 
   it('paginates', async () => {

@@ -2,11 +2,12 @@
 // defaults from config, overridable per account by an admin), approved sender names and the
 // transliteration setting. Every balance change is a ledger row written in the same
 // transaction as the change.
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import { executePrepared, isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
+import { partners } from '../partners/partners.tables.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
 
 /** A message as `chargeAndQueue` writes it (the columns a send sets; the rest take their defaults). */
@@ -100,11 +101,31 @@ export class SmsAccountsService {
     };
   }
 
+  /**
+   * Every partner's account, by partner id: a partner that has never sent or been topped up
+   * has no row yet and shows the defaults (balance 0, the default prices), so an admin can
+   * top up a partner it has just created.
+   */
   async list(page: PageWindow): Promise<{ items: SmsAccountView[]; total: number }> {
-    const rows = await this.db.select().from(smsAccounts).orderBy(asc(smsAccounts.partnerId)).limit(page.perPage).offset(page.offset);
-    const [total] = await this.db.select({ n: count() }).from(smsAccounts);
-    const items: SmsAccountView[] = [];
-    for (const row of rows) items.push(this.toView(row.partnerId, row, await this.senders(row.partnerId)));
+    const rows = await this.db
+      .select({ partnerId: partners.id, account: smsAccounts })
+      .from(partners)
+      .leftJoin(smsAccounts, eq(smsAccounts.partnerId, partners.id))
+      .orderBy(asc(partners.id))
+      .limit(page.perPage)
+      .offset(page.offset);
+    const [total] = await this.db.select({ n: count() }).from(partners);
+    const ids = rows.map((r) => r.partnerId);
+    const sendersOf = new Map<number, string[]>();
+    if (ids.length > 0) {
+      const names = await this.db
+        .select({ partnerId: smsSenders.partnerId, name: smsSenders.name })
+        .from(smsSenders)
+        .where(inArray(smsSenders.partnerId, ids))
+        .orderBy(asc(smsSenders.partnerId), asc(smsSenders.name));
+      for (const { partnerId, name } of names) sendersOf.set(partnerId, [...(sendersOf.get(partnerId) ?? []), name]);
+    }
+    const items = rows.map((r) => this.toView(r.partnerId, r.account ?? undefined, sendersOf.get(r.partnerId) ?? []));
     return { items, total: total?.n ?? 0 };
   }
 
