@@ -19,8 +19,13 @@ describe('partner console with data', () => {
     const today = new Date().toISOString().slice(0, 10);
     const kpi = (label: string) => page.locator('.kpis > div').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
     await page.getByRole('figure').first().waitFor();
-    assert.equal(await kpi('Transactions, 30 days').innerText(), '2');
-    assert.equal(await kpi('Customers').innerText(), '1');
+    // Each figure has its own request: read it once it has loaded ('…' until then).
+    const figure = async (label: string) => {
+      await kpi(label).filter({ hasNotText: '…' }).waitFor();
+      return kpi(label).innerText();
+    };
+    assert.equal(await figure('Transactions, 30 days'), '2');
+    assert.equal(await figure('Customers'), '1');
     // The chart's figures, as the table under it gives them to screen readers.
     const pointsFigure = page.getByRole('figure').filter({ hasText: 'Points awarded and deducted per day' });
     await pointsFigure.getByText('Figures of').click();

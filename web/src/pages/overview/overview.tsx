@@ -28,6 +28,7 @@ export default function Overview() {
   const days = s?.by_day.map((d) => d.day) ?? [];
   type Day = NonNullable<typeof s>['by_day'][number];
   const series = (pick: (d: Day) => number) => s?.by_day.map(pick) ?? [];
+  // '…' while a figure loads (not '—', which would read as no value).
   const kpi = (v: number | undefined, eur = false) => (v === undefined ? '…' : eur ? formatEur(locale, v) : formatNumber(locale, v));
 
   return (
@@ -37,19 +38,19 @@ export default function Overview() {
       <dl class="kpis">
         <div>
           <dt>{t('overview.customers')}</dt>
-          <dd>{formatNumber(locale, customers.data?.meta.total)}</dd>
+          <dd>{kpi(customers.data?.meta.total)}</dd>
         </div>
         <div>
           <dt>{t('overview.shops')}</dt>
-          <dd>{formatNumber(locale, shops.data?.meta.total)}</dd>
+          <dd>{kpi(shops.data?.meta.total)}</dd>
         </div>
         <div>
           <dt>{t('overview.active_programmes')}</dt>
-          <dd>{formatNumber(locale, cards.data?.pagination.total)}</dd>
+          <dd>{kpi(cards.data?.pagination.total)}</dd>
         </div>
         <div>
           <dt>{t('overview.sms_balance')}</dt>
-          <dd>{formatEur(locale, sms.data?.data.balance)}</dd>
+          <dd>{kpi(sms.data?.data.balance, true)}</dd>
         </div>
         <div>
           <dt>{t('overview.transactions_30')}</dt>
