@@ -141,7 +141,7 @@ const AllowMassDeactivation = Type.Boolean({
 });
 
 /** A problem of a feed or of one of its items, where it is. */
-const FeedProblem = Type.Object({
+export const FeedProblem = Type.Object({
   line: Type.Union([Type.Integer(), Type.Null()], { description: 'Line of the item (or of the malformed spot); null: the feed as a whole' }),
   column: Type.Union([Type.Integer(), Type.Null()], { description: 'Column of the item start tag (or of the malformed spot)' }),
   item: Type.Union([Type.Integer(), Type.Null()], { description: '1-based index of the item in the feed; null when not about one item' }),

@@ -1,59 +1,19 @@
 // The partner's catalogue as the Shop interface shows it (DESIGN.md §9): products with their
 // categories, categories, and the product synchronisation status.
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { missing, ok, type Result } from '../../shared/errors.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
+import type { Category, Product, ProductSyncStatus as ProductSyncStatusSchema } from './catalog.schemas.js';
 import { catalogRepository as repo, type CategoryRow, type ProductFilter, type ProductRow } from './catalog.repository.js';
 
-export interface ProductView {
-  id: number;
-  xml_id: string | null;
-  external_id: string | null;
-  sku: string | null;
-  ean: string | null;
-  name: string;
-  description: string | null;
-  brand: string | null;
-  model: string | null;
-  image_url: string | null;
-  images: string[];
-  external_url: string | null;
-  weight: string | null;
-  color: string | null;
-  size: string | null;
-  price: number | null;
-  discounted_price: number | null;
-  currency: string | null;
-  availability: boolean;
-  stock_quantity: number | null;
-  delivery_info: string | null;
-  warranty_info: string | null;
-  featured: boolean;
-  is_active: boolean;
-  categories: Array<{ id: number; name: string }>;
-  created_at: string;
-  updated_at: string;
-  last_import_id: number | null;
-}
+export type ProductView = Static<typeof Product>;
 
-export interface CategoryView {
-  id: number;
-  name: string;
-  parent_id: number | null;
-  path: string;
-}
+export type CategoryView = Static<typeof Category>;
 
-export interface ProductSyncStatus {
-  total_products: number;
-  active_products: number;
-  inactive_products: number;
-  products_with_discount: number;
-  products_in_stock: number;
-  categories_used: number;
-  last_sync: string | null;
-}
+export type ProductSyncStatus = Static<typeof ProductSyncStatusSchema>;
 
 const amount = (v: string | null) => (v === null ? null : amountToJson(v));
 const instant = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());

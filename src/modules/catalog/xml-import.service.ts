@@ -11,7 +11,9 @@ import { t, type Locale, type MessageKey } from '../../shared/i18n.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { addFieldError, isPlainObject } from '../../shared/validation.js';
-import type { FieldMapping, ImportMode, ImportStatus, StoredImportError } from './catalog.tables.js';
+import type { Static } from 'typebox';
+import type { Feed, FeedProblem, ImportRecord, ImportStats, Validation } from './catalog.schemas.js';
+import type { FieldMapping, ImportMode, StoredImportError } from './catalog.tables.js';
 import { ITEM_ELEMENTS, mappedTags, PRODUCT_FIELDS, resolveMapping, SPEC_MAPPING, type Dialect } from './feed-format.js';
 import { FeedError } from './feed-parser.js';
 import { parseFeed, type FeedSummary } from './feed-worker.js';
@@ -22,66 +24,16 @@ import { importsRepository as repo, type FeedRow, type ImportRow } from './impor
 import { EXTRA_IMAGE_TAGS, type MappedProduct } from './product-mapper.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
 
-export interface ImportRecordView {
-  id: number;
-  source: 'url' | 'file';
-  url: string | null;
-  filename: string | null;
-  status: ImportStatus;
-  mode: ImportMode;
-  started_at: string | null;
-  finished_at: string | null;
-  items_seen: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  deactivated: number;
-  skipped: number;
-  errors_count: number;
-  errors: ProblemView[];
-}
+export type ImportRecordView = Static<typeof ImportRecord>;
 
 /** An error or warning as shown: where (line, column, 1-based item index) and what. */
-export interface ProblemView {
-  line: number | null;
-  column: number | null;
-  item: number | null;
-  message: string;
-}
+export type ProblemView = Static<typeof FeedProblem>;
 
-export interface FeedView {
-  id: number;
-  url: string;
-  mode: ImportMode;
-  mapping: FieldMapping | null;
-  allow_mass_deactivation: boolean;
-  every_minutes: number;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_import_id: number | null;
-  created_at: string;
-  updated_at: string;
-}
+export type FeedView = Static<typeof Feed>;
 
-export interface ImportStatsView {
-  imports_total: number;
-  completed: number;
-  failed: number;
-  last_import_at: string | null;
-  products_total: number;
-  products_active: number;
-  items_imported_total: number;
-}
+export type ImportStatsView = Static<typeof ImportStats>;
 
-export interface ValidationView {
-  valid: boolean;
-  item_element: string | null;
-  items_found: number;
-  fields: Record<string, string>;
-  unmapped_tags: string[];
-  errors: ProblemView[];
-  sample: Array<Record<string, unknown>>;
-}
+export type ValidationView = Static<typeof Validation>;
 
 export interface ImportOptions {
   mapping: FieldMapping | null;
