@@ -8,65 +8,12 @@ import type { MailService } from '../../modules/mail/mail.service.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { fieldError, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, Name, PageQuery } from '../../shared/schemas.js';
+import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParams, Name, PageQuery } from '../../shared/schemas.js';
 import { DAY_PATTERN } from '../../shared/calendar.js';
-import { POINTS_TRANSACTION_TYPES } from '../points/points.tables.js';
+import { Mail } from '../mail/mail.schemas.js';
 import { existingPartner, type PartnersService } from '../partners/partners.service.js';
+import { Stats } from './admin-stats.schemas.js';
 import { DEFAULT_STATS_DAYS, MAX_STATS_DAYS, type AdminStatsService } from './admin-stats.service.js';
-
-const Count = Type.Integer({ minimum: 0 });
-const Eur = (description: string) => Type.Number({ description: `${description}; EUR, at most 4 decimals` });
-
-const Stats = Type.Object({
-  from: Type.String({ format: 'date' }),
-  to: Type.String({ format: 'date' }),
-  partner_id: Type.Union([Type.Integer(), Type.Null()]),
-  partners: Type.Object(
-    { total: Count, active: Count, new: Count },
-    { description: 'total and active: now; new: created in the range' },
-  ),
-  customers: Type.Object(
-    { total: Count, new: Count },
-    { description: "Customer accounts; with partner_id, the people holding one of the partner's cards (new: first card issued in the range)" },
-  ),
-  cards: Type.Object({ total: Count, new: Count }, { description: 'Loyalty cards; new: issued in the range' }),
-  transactions: Type.Object(
-    {
-      count: Count,
-      by_type: Type.Object(Object.fromEntries(POINTS_TRANSACTION_TYPES.map((t) => [t, Count])) as Record<string, typeof Count>),
-    },
-    { description: 'Points ledger rows created in the range' },
-  ),
-  points: Type.Object(
-    { issued: Type.Integer(), redeemed: Type.Integer(), expired: Count },
-    {
-      description:
-        'Net of refunds made in the range (may be negative): issued: positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them; ' +
-        'redeemed: points spent on deductions and coupons, less what reversals and returns gave back; expired: lapsed lots',
-    },
-  ),
-  purchase_amount: Eur('Σ purchase amounts recorded in the range, less the reversed and returned amounts below (net of refunds made in the range)'),
-  reversed_purchase_amount: Eur('Σ amounts of purchases reversed in the range'),
-  returned_purchase_amount: Eur("Σ amounts of purchases' goods returned in the range"),
-  sms: Type.Object(
-    {
-      sent: Type.Integer({ minimum: 0, description: 'Partner messages handed to the carrier in the range' }),
-      parts: Type.Integer({ minimum: 0, description: 'Their parts' }),
-      revenue: Eur('SMS charges minus refunds booked in the range'),
-    },
-  ),
-});
-
-const Mail = Type.Object({
-  id: Type.Integer(),
-  to: Type.String({ description: "The partner's e-mail address at the time of sending" }),
-  subject: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
-  attempts: Type.Integer(),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  created_at: DateTime,
-  sent_at: Type.Union([DateTime, Type.Null()]),
-});
 
 export const adminPartnersRoutes: FastifyPluginAsyncTypebox<{
   stats: AdminStatsService;

@@ -1,11 +1,12 @@
 // Platform statistics for administrators (docs/decisions.md "Admin statistics"): counts and
 // sums over whole UTC days, from `from` through `to` inclusive.
+import type { Static } from 'typebox';
 import type { Db } from '../../infra/db/index.js';
 import { addDays, dayStart, daysBetween, utcDay } from '../../shared/calendar.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { Clock } from '../../shared/time.js';
-import type { PointsTransactionType } from '../points/points.tables.js';
+import type { PartnerStats, Stats } from './admin-stats.schemas.js';
 import { reportingRepository } from './reporting.repository.js';
 
 /** The default range: the last 30 days, today included. */
@@ -13,37 +14,11 @@ export const DEFAULT_STATS_DAYS = 30;
 /** The longest range: a leap year. */
 export const MAX_STATS_DAYS = 366;
 
-export interface StatsView {
-  from: string;
-  to: string;
-  partner_id: number | null;
-  partners: { total: number; active: number; new: number };
-  customers: { total: number; new: number };
-  cards: { total: number; new: number };
-  transactions: { count: number; by_type: Record<PointsTransactionType, number> };
-  points: { issued: number; redeemed: number; expired: number };
-  purchase_amount: number;
-  reversed_purchase_amount: number;
-  returned_purchase_amount: number;
-  sms: { sent: number; parts: number; revenue: number };
-}
+export type StatsView = Static<typeof Stats>;
 
 /** A partner's own figures per UTC day (the console's Overview charts). */
-export interface PartnerDaysView {
-  from: string;
-  to: string;
-  totals: Omit<PartnerDayView, 'day'>;
-  by_day: PartnerDayView[];
-}
-export interface PartnerDayView {
-  day: string;
-  transactions: number;
-  points_awarded: number;
-  points_deducted: number;
-  coupons_redeemed: number;
-  new_cards: number;
-  sms_spend: number;
-}
+export type PartnerDaysView = Static<typeof PartnerStats>;
+export type PartnerDayView = PartnerDaysView['by_day'][number];
 
 export class AdminStatsService {
   constructor(

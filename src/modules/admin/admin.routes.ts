@@ -9,9 +9,8 @@ import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { ChangePasswordBody, CreatePartnerBody, LoginBody, Partner, SetPasswordBody } from '../partners/partners.schemas.js';
 import { isWrongCurrentPassword, type PartnersService } from '../partners/partners.service.js';
+import { Admin } from './admin.schemas.js';
 import type { AdminService } from './admin.service.js';
-
-const Admin = Type.Object({ id: Type.Integer(), email: Type.String(), name: Type.String(), created_at: DateTime });
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{
   admin: AdminService;

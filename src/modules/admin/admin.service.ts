@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import type { IssuedToken, TokenService } from '../../infra/tokens.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto.js';
@@ -5,13 +6,9 @@ import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
 import { changeOwnPassword, normaliseEmail, unguarded, type PasswordGuard } from '../partners/partners.service.js';
 import { adminRepository as repo, type AdminRow } from './admin.repository.js';
+import type { Admin } from './admin.schemas.js';
 
-export interface AdminView {
-  id: number;
-  email: string;
-  name: string;
-  created_at: string;
-}
+export type AdminView = Static<typeof Admin>;
 
 const adminView = (row: AdminRow): AdminView => ({ id: row.id, email: row.email, name: row.name, created_at: iso(row.createdAt) });
 

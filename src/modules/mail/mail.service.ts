@@ -5,13 +5,14 @@
 // enqueue writes the outbox row in the caller's transaction — the message exists if and only
 // if the request's effect commits — and the worker (start/stop) delivers it with retries.
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
 import type { Config } from '../../config.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { createMailTransport, type MailTransport } from './mail-transport.js';
 import { mailRepository as repo, type MailRow } from './mail.repository.js';
-import type { MailStatus } from './mail.tables.js';
+import type { Mail } from './mail.schemas.js';
 import { MailWorker, type MailWorkerLogger } from './mail.worker.js';
 
 const SECOND = 1000;
@@ -28,16 +29,7 @@ export interface MailTuning {
   timeoutMs?: number;
 }
 
-export interface MailView {
-  id: number;
-  to: string;
-  subject: string;
-  status: MailStatus;
-  attempts: number;
-  last_error: string | null;
-  created_at: string;
-  sent_at: string | null;
-}
+export type MailView = Static<typeof Mail>;
 
 export const mailView = (row: MailRow): MailView => ({
   id: row.id,

@@ -15,6 +15,7 @@ import { Transaction, TransactionDetails, TransactionFilterQuery } from '../poin
 import type { PointsLedger } from '../points/ledger.service.js';
 import type { PointsService } from '../points/points.service.js';
 import { filterOf } from '../points/transaction-filter.js';
+import { PartnerStats } from '../admin/admin-stats.schemas.js';
 import { DEFAULT_STATS_DAYS, MAX_STATS_DAYS, type AdminStatsService } from '../admin/admin-stats.service.js';
 import { DAY_PATTERN } from '../../shared/calendar.js';
 import { Partner } from './partners.schemas.js';
@@ -32,34 +33,6 @@ const PartnerCustomer = Type.Object(
     cards: Type.Array(LoyaltyCard, { description: "The customer's cards in the partner's programmes" }),
   },
   { description: "A customer holding the partner's cards" },
-);
-
-const Count = Type.Integer({ minimum: 0 });
-const DayFigures = {
-  transactions: Type.Integer({ minimum: 0, description: 'Purchases and deductions recorded at tills' }),
-  points_awarded: Type.Integer({ description: 'Positive points of purchase, bonus, adjust and game rows, less what reversals and returns took back from them that day (may be negative)' }),
-  points_deducted: Type.Integer({ description: 'Points spent (deductions, offer claims), less what reversals and returns gave back that day (may be negative)' }),
-  coupons_redeemed: Count,
-  new_cards: Type.Integer({ minimum: 0, description: "Loyalty cards issued in the partner's programmes" }),
-  sms_spend: Type.Number({ description: 'SMS charges minus refunds; EUR, at most 4 decimals' }),
-};
-const PartnerStats = Type.Object(
-  {
-    from: Type.String({ format: 'date' }),
-    to: Type.String({ format: 'date' }),
-    totals: Type.Object(DayFigures),
-    by_day: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...DayFigures }), { description: 'Every UTC day of the range, oldest first; zeros where nothing happened' }),
-  },
-  {
-    examples: [
-      {
-        from: '2026-03-01',
-        to: '2026-03-01',
-        totals: { transactions: 12, points_awarded: 340, points_deducted: 50, coupons_redeemed: 2, new_cards: 3, sms_spend: 0.087 },
-        by_day: [{ day: '2026-03-01', transactions: 12, points_awarded: 340, points_deducted: 50, coupons_redeemed: 2, new_cards: 3, sms_spend: 0.087 }],
-      },
-    ],
-  },
 );
 
 const TransactionsQuery = Type.Object({ ...TransactionFilterQuery, shop_id: Type.Optional(IdParam), user_id: Type.Optional(IdParam) });
