@@ -8,6 +8,7 @@
 //
 // Expired and lapsed reservations are derived from the clock at read time (coupons.tables.ts).
 // Expected refusals come back as values; a caller inside a transaction must roll it back.
+import type { Static } from 'typebox';
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { csvField } from '../../shared/csv.js';
@@ -16,11 +17,12 @@ import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { displayRates } from '../points/points-rules.js';
-import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
+import type { TiersService } from '../tiers/tiers.service.js';
 import { couponQrContent, displayCode, newCouponCode } from './coupon-code.js';
 import { couponsRepository as repo, type CouponFilter, type CouponRow, type CouponScope, type CouponWithHolder, type Holder, type Transition } from './coupons.repository.js';
-import type { CouponEventType, CouponGame, CouponStatus, CouponTerms } from './coupons.tables.js';
+import type { CouponGame, CouponStatus, CouponTerms } from './coupons.tables.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
+import type { Coupon, CouponEvent, CouponGame as CouponGameSchema, CouponOffer, Verification } from './coupons.schemas.js';
 
 /** A reservation lasts this long (DESIGN.md §8). */
 export const RESERVATION_MS = 10 * 60_000;
@@ -28,72 +30,17 @@ export const RESERVATION_MS = 10 * 60_000;
 export const ROLLBACK_WINDOW_MS = 24 * 3600_000;
 const DAY_MS = 86_400_000;
 
-export interface CouponOfferView {
-  id: number;
-  title: string;
-  description: string;
-  discount_type: string;
-  reward_type: string;
-  reward_details: string;
-}
+export type CouponOfferView = Static<typeof CouponOffer>;
 
-export interface CouponGameView {
-  id: number;
-  name: string;
-  type: string;
-  reward_description: string;
-}
+export type CouponGameView = Static<typeof CouponGameSchema>;
 
 /** The spec's coupon list item plus DESIGN.md §8's fields. */
-export interface CouponView {
-  id: number;
-  code: string;
-  qr_code: string;
-  status: CouponStatus;
-  expires_at: string | null;
-  is_used: boolean;
-  is_pending: boolean;
-  offer: CouponOfferView | null;
-  game: CouponGameView | null;
-  user: { id: number; name: string; email: string };
-  products: Array<{ id: number }>;
-  categories: Array<{ id: number }>;
-  requires_product_selection: boolean;
-  partner_id: number;
-  card_id: number;
-  created_at: string;
-  used_at: string | null;
-  used_shop_id: number | null;
-  pending_until: string | null;
-}
+export type CouponView = Static<typeof Coupon>;
 
 /** The spec's verification result. */
-export interface VerificationView {
-  coupon: {
-    id: number;
-    code: string;
-    status: CouponStatus;
-    expiry_time: string | null;
-    is_pending: boolean;
-    pending_shop_id: number | null;
-    offer: CouponOfferView | null;
-  };
-  user: { id: number; name: string; email: string; phone: string; default_card_id: number; points_balance: number };
-  card: { id: number; card_number: string; user_id: number; points_balance: number } & CardTierView;
-  points_rules: { points_enabled: boolean; points_redemption_enabled: boolean; points_per_euro: number; euro_per_point: number };
-  games_count: number;
-  coupons_count: number;
-  game?: CouponGameView;
-}
+export type VerificationView = Static<typeof Verification>;
 
-export interface CouponEventView {
-  event: CouponEventType;
-  shop_id: number | null;
-  receipt_number: string | null;
-  amount: number | null;
-  reason: string | null;
-  created_at: string;
-}
+export type CouponEventView = Static<typeof CouponEvent>;
 
 export type IssueSource =
   | { kind: 'offer'; offerId: number; terms: CouponTerms; shopIds: number[]; productIds: number[]; categoryIds: number[] }

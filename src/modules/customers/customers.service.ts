@@ -1,21 +1,14 @@
 // Customers: one account per phone number (DESIGN.md §2). Accounts are created by the
 // first successful sign-in (otp.service.ts); here they are read and their profile kept.
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { customersRepository as repo, partnerCustomersRepository, type CustomerRow, type ProfileFields } from './customers.repository.js';
 import type { PageWindow } from '../../shared/pagination.js';
+import type { Customer } from './customers.schemas.js';
 
-export interface CustomerView {
-  id: number;
-  phone: string;
-  name: string | null;
-  email: string | null;
-  birth_date: string | null;
-  language: 'lt' | 'en' | null;
-  created_at: string;
-  updated_at: string;
-}
+export type CustomerView = Static<typeof Customer>;
 
 export interface ProfileInput {
   name?: string | null;

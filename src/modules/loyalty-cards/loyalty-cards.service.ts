@@ -1,6 +1,7 @@
 // Loyalty cards: a customer's membership of one partner card programme, holding the points
 // balance. Issued with a Luhn-checked number or attached to an existing (third-party)
 // number; the programme's welcome bonus is credited in the same transaction.
+import type { Static } from 'typebox';
 import type { CustomerPrincipal } from '../../infra/auth.js';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { fail, missing, ok, type Result } from '../../shared/errors.js';
@@ -14,26 +15,14 @@ import type { CardTierView, TiersService } from '../tiers/tiers.service.js';
 import { issueCardNumber } from './card-number.js';
 import { loyaltyCardsRepository as repo, loyaltyCardsTotals, type CardFilter, type CardOwner, type LoyaltyCardRow } from './loyalty-cards.repository.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
+import type { LoyaltyCard } from './loyalty-cards.schemas.js';
 
 /** The cards a customer token may see: its own, and only its partner's when the token came from a partner's QR login. */
 export function customerOwner(p: CustomerPrincipal): CardOwner {
   return { customerId: p.customerId, ...(p.partnerId !== undefined ? { partnerId: p.partnerId } : {}) };
 }
 
-export interface LoyaltyCardView extends CardTierView {
-  id: number;
-  card_number: string;
-  user_id: number;
-  partner_card_id: number;
-  partner_id: number;
-  points_balance: number;
-  points_debt: number;
-  /** What the app shows as a QR code for a till to scan: the card number. */
-  qr_content: string;
-  source: 'issued' | 'third_party';
-  created_at: string;
-  updated_at: string;
-}
+export type LoyaltyCardView = Static<typeof LoyaltyCard>;
 
 /** The card as every card view shows it; `tier` is its part from the tiers module (TiersService.cardViews). */
 export function cardView(row: LoyaltyCardRow, tier: CardTierView): LoyaltyCardView {

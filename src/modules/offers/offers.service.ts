@@ -11,6 +11,7 @@
 //   → the coupon → count the claim on a limited offer (one conditional UPDATE: the last unit
 //     has one winner); an unlimited offer's claims hold its shared advisory lock instead, so
 //     they never queue on its row and a partner setting a limit waits for them
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { ERRORS, fail, missing, ok, type ErrorName, type FieldErrors, type Result } from '../../shared/errors.js';
 import type { MessageKey, MessageParams } from '../../shared/i18n.js';
@@ -26,6 +27,7 @@ import type { ShopsService } from '../shops/shops.service.js';
 import { offersRepository as repo, type OfferColumns, type OfferListFilter, type OfferRow } from './offers.repository.js';
 import type { OfferDiscountType, OfferRewardType, OfferSource } from './offers.tables.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
+import type { Offer } from './offers.schemas.js';
 
 /** A request body after the schema (create: defaults filled in; update: only what was sent). */
 export interface OfferInput {
@@ -50,31 +52,7 @@ export interface OfferInput {
 }
 export type NewOfferInput = OfferInput & Required<Pick<OfferInput, 'title' | 'discount_type'>>;
 
-export interface OfferView {
-  id: number;
-  partner_card_id: number | null;
-  title: string;
-  description: string | null;
-  discount_type: OfferDiscountType;
-  discount_value: number | null;
-  reward_type: OfferRewardType;
-  reward_details: string | null;
-  points_cost: number;
-  starts_at: string | null;
-  ends_at: string | null;
-  is_active: boolean;
-  featured: boolean;
-  shop_ids: number[];
-  product_ids: number[];
-  category_ids: number[];
-  max_claims: number | null;
-  max_claims_per_customer: number;
-  claims_count: number;
-  coupon_validity_days: number | null;
-  source: OfferSource;
-  created_at: string;
-  updated_at: string;
-}
+export type OfferView = Static<typeof Offer>;
 
 /** Who is asking, for the customer-facing reads and the claim. */
 export interface OfferAudience {

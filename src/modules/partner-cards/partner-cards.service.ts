@@ -1,6 +1,7 @@
 // Partner card programmes: the rules a schema cannot state, the transactions, the views
 // of the spec's "Partner card" resource, and — read-only, for the points ledger and the
 // coupons — a programme's rules (`findProgramme`).
+import type { Static } from 'typebox';
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { pgErrorCode, type Db, type Executor } from '../../infra/db/index.js';
 import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
@@ -14,6 +15,7 @@ import type { TierBasis, TierDowngrade, TierWindow } from '../tiers/tier-rules.j
 import { IMAGE_LIMITS, imageProblem } from './card-images.js';
 import { partnerCardsRepository as repo, type CardColumns, type CardListFilter, type CardListRow, type CardRow } from './partner-cards.repository.js';
 import { partnerCards, PROGRAMME_DEFAULTS, type CardDesign, type LocalizedText } from './partner-cards.tables.js';
+import type { PartnerCard } from './partner-cards.schemas.js';
 
 // ---- input ----------------------------------------------------------------------------
 
@@ -177,37 +179,7 @@ function columnsOf(input: CardInput): Partial<CardColumns> {
 
 // ---- views ----------------------------------------------------------------------------
 
-export interface PartnerCardView {
-  id: number;
-  title: { en: string; lt: string };
-  description: LocalizedText;
-  terms_conditions: LocalizedText;
-  card_design: CardDesign;
-  is_active: boolean;
-  shop_ids: number[];
-  auto_assign: boolean;
-  points_enabled: boolean;
-  initial_bonus_points: number;
-  points_expiration_days: number | null;
-  points_per_currency: number;
-  currency_amount: number;
-  round_points_up: boolean;
-  min_points_per_purchase: number;
-  max_points_per_purchase: number | null;
-  points_per_visit: number;
-  points_redemption_enabled: boolean;
-  points_per_currency_redemption: number;
-  currency_amount_redemption: number;
-  min_points_for_redemption: number;
-  max_points_per_redemption: number | null;
-  default_coupon_validity_days: number | null;
-  tier_basis: TierBasis;
-  tier_window: TierWindow;
-  tier_downgrade: TierDowngrade;
-  tier_time_zone: string;
-  created_at: string;
-  updated_at: string;
-}
+export type PartnerCardView = Static<typeof PartnerCard>;
 export type CreatedCardView = Pick<PartnerCardView, 'id' | 'title' | 'description' | 'is_active' | 'default_coupon_validity_days' | 'created_at' | 'updated_at'>;
 export type CardListItemView = Pick<PartnerCardView, 'id' | 'title' | 'is_active' | 'default_coupon_validity_days' | 'created_at' | 'updated_at'>;
 export type UpdatedCardView = Partial<Omit<PartnerCardView, 'id' | 'created_at'>> & { updated_at: string };

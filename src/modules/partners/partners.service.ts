@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { isUniqueViolation } from '../../infra/db/index.js';
 import type { IssuedToken, TokenService } from '../../infra/tokens.js';
@@ -6,15 +7,9 @@ import { fail, missing, notFound, ok, type DomainError, type Result } from '../.
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { partnersRepository as repo, type PartnerRow } from './partners.repository.js';
+import type { Partner } from './partners.schemas.js';
 
-export interface PartnerView {
-  id: number;
-  name: string;
-  email: string;
-  status: 'active' | 'suspended';
-  created_at: string;
-  updated_at: string;
-}
+export type PartnerView = Static<typeof Partner>;
 
 export function partnerView(row: PartnerRow): PartnerView {
   return {

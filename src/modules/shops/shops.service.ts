@@ -1,30 +1,15 @@
 // Shops (DESIGN.md §10): the full record, partner CRUD, the nearby search, per-shop
 // analytics from the ledger and coupon tables, and CSV/JSON import and CSV export.
+import type { Static } from 'typebox';
 import { isUniqueViolation, type Db, type Executor } from '../../infra/db/index.js';
 import { fail, notFound, ok, unwrap, type Result } from '../../shared/errors.js';
 import { formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, systemClock, type Clock } from '../../shared/time.js';
 import { EARTH_RADIUS_KM, shopsRepository as repo, type GeoBox, type ShopFields, type ShopRow } from './shops.repository.js';
+import type { Shop } from './shops.schemas.js';
 
-export interface ShopView {
-  id: number;
-  partner_id: number;
-  name: string;
-  code: string | null;
-  address: string | null;
-  city: string | null;
-  country: string | null;
-  postal_code: string | null;
-  phone: string | null;
-  email: string | null;
-  lat: number | null;
-  lng: number | null;
-  opening_hours: string | null;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type ShopView = Static<typeof Shop>;
 
 export interface ShopInput {
   name?: string;
