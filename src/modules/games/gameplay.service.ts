@@ -10,6 +10,7 @@
 //   progress:     started | in_progress → in_progress, or finished when `completed`
 //   claim-reward: finished → claimed, once; points through the ledger (type game) or a
 //                 coupon (coupons.service.ts), in the same transaction
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { randomToken, sha256Hex } from '../../shared/crypto.js';
 import { ERRORS, fail, missing, ok, type ErrorName, type Result } from '../../shared/errors.js';
@@ -17,15 +18,16 @@ import type { MessageKey, MessageParams } from '../../shared/i18n.js';
 import { amountToJson, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
-import type { CouponsService, CouponView } from '../coupons/coupons.service.js';
+import type { CouponsService } from '../coupons/coupons.service.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
-import type { PointsLedger, TransactionView } from '../points/ledger.service.js';
+import type { PointsLedger } from '../points/ledger.service.js';
 import { cryptoRandom, drawWeighted, type RandomSource } from './draw.js';
 import { gameplayRepository as repo, type GameRow, type RewardRow, type SessionOwner, type SessionRow } from './gameplay.repository.js';
 import type { SessionStatus } from './gameplay.tables.js';
 import type { DiscountType, GameType, RewardType } from './games.tables.js';
 import type { PartnerEventSink } from '../webhooks/webhooks.events.js';
+import type { Claimed, LiveGame, Progress, Started } from './gameplay.schemas.js';
 
 export const SESSION_TTL_MS = 30 * 60_000;
 const DAY_MS = 86_400_000;
@@ -41,36 +43,13 @@ export interface RewardOutcome {
   coupon?: { title: string; discount_type: DiscountType; discount_value: number };
 }
 
-export interface LiveGameView {
-  id: number;
-  type: GameType;
-  name: string;
-  description: string | null;
-  partner_card_id: number | null;
-  ends_at: string | null;
-  rewards: Array<{ id: number; label: string; reward_type: RewardType }>;
-  plays_left_today?: number;
-}
+export type LiveGameView = Static<typeof LiveGame>;
 
-export interface StartedView {
-  session_key: string;
-  game_id: number;
-  status: 'started';
-  channel: string;
-  expires_at: string;
-}
+export type StartedView = Static<typeof Started>;
 
-export interface ProgressView {
-  status: 'in_progress' | 'finished';
-  progress: number;
-  reward?: RewardOutcome;
-}
+export type ProgressView = Static<typeof Progress>;
 
-export interface ClaimedView {
-  reward: RewardOutcome;
-  transaction?: TransactionView;
-  coupon?: CouponView;
-}
+export type ClaimedView = Static<typeof Claimed>;
 
 export interface HistoryItem {
   session_key: string;

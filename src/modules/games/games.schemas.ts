@@ -10,7 +10,7 @@ export const MAX_REWARD_POINTS = 1_000_000_000;
 export const MAX_DISCOUNT_VALUE = 1_000_000_000;
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
-const OneOf = <const V extends readonly string[]>(values: V, description: string) => Type.Enum(values, { description });
+const OneOf = <V extends string[]>(values: readonly [...V], description: string) => Type.Enum(values, { description });
 
 const CouponIn = Type.Object(
   {
@@ -82,7 +82,7 @@ export const UpdateGameBody = Type.Object(
   { description: 'Every field optional; rewards, when sent, replace the stored ones and must add up to 1.' },
 );
 
-const RewardOut = Type.Object({
+export const RewardOut = Type.Object({
   id: Type.Integer(),
   label: Type.String(),
   probability: Type.Number(),

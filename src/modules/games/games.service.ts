@@ -1,6 +1,7 @@
 // Game configuration: the rules a schema cannot state (exact probability sum, decimal
 // places, reward-type fields, the time window, the partner's own card), transactions and
 // the view. Gameplay (drawing a reward, limits per customer) comes in a later module.
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { fail, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
@@ -10,6 +11,7 @@ import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
 import { gamesRepository as repo, type GameColumns, type GameRow, type RewardColumns, type RewardRow } from './games.repository.js';
 import { REWARD_TYPES, type DiscountType, type GameType, type RewardType } from './games.tables.js';
+import type { Game, RewardOut } from './games.schemas.js';
 
 export interface RewardInput {
   label: string;
@@ -34,30 +36,9 @@ export interface GameInput {
 }
 export type NewGameInput = GameInput & Required<Pick<GameInput, 'type' | 'name' | 'rewards'>>;
 
-export interface RewardView {
-  id: number;
-  label: string;
-  probability: number;
-  reward_type: RewardType;
-  points: number | null;
-  coupon: { title: string; discount_type: DiscountType; discount_value: number } | null;
-}
+export type RewardView = Static<typeof RewardOut>;
 
-export interface GameView {
-  id: number;
-  partner_card_id: number | null;
-  type: GameType;
-  name: string;
-  description: string | null;
-  is_active: boolean;
-  starts_at: string | null;
-  ends_at: string | null;
-  rewards: RewardView[];
-  coupon_validity_days: number | null;
-  plays_per_customer_per_day: number;
-  created_at: string;
-  updated_at: string;
-}
+export type GameView = Static<typeof Game>;
 
 /** Probabilities are exact ten-thousandths (src/shared/money.ts units): 1 = 10000. */
 const CERTAIN = 10_000n;
