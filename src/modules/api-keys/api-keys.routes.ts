@@ -5,9 +5,9 @@ import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.
 import { notFound } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { DateTime, EmptyEnvelope, Name, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { ApiKey } from './api-keys.schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';
 
-const ApiKey = Type.Object({ id: Type.Integer(), name: Type.String(), key: Type.String(), created_at: DateTime });
 const NewApiKey = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -5,6 +5,7 @@
 // NOTIFYs the others through the database, delivered when the revoke commits. While a
 // node is not listening (connection lost) it does not cache at all. A generation
 // counter stops a lookup that raced with a revoke from re-caching the stale row.
+import type { Static } from 'typebox';
 import type { ApiKeyAuthenticator, ApiPrincipal } from '../../infra/auth.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -12,6 +13,7 @@ import { randomToken, sha256, sha256Hex } from '../../shared/crypto.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { API_KEYS_CHANNEL, apiKeysRepository as repo, type ApiKeyRow } from './api-keys.repository.js';
+import type { ApiKey } from './api-keys.schemas.js';
 
 interface CacheEntry {
   /** SHA-256 of the secret, as bytes (the row keeps it as hex). */
@@ -20,12 +22,7 @@ interface CacheEntry {
   expiresAt: number;
 }
 
-export interface ApiKeyView {
-  id: number;
-  name: string;
-  key: string;
-  created_at: string;
-}
+export type ApiKeyView = Static<typeof ApiKey>;
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;

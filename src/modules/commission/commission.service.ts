@@ -8,6 +8,7 @@
 //     it, are 409 COMMISSION_LOCKED; unlock allows them again.
 // Every change takes the partner's advisory lock and the period row FOR UPDATE in one
 // transaction, so concurrent lock / sync / rate changes apply one after the other.
+import type { Static } from 'typebox';
 import type { Db } from '../../infra/db/index.js';
 import { addMonths, dayStart, monthDays, monthOf, utcDay } from '../../shared/calendar.js';
 import { fail, ok, type Result } from '../../shared/errors.js';
@@ -15,42 +16,15 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { reportingRepository, type CommissionFiguresRow } from '../admin/reporting.repository.js';
 import { commissionRepository as repo, type PeriodRow, type RateRow } from './commission.repository.js';
+import type { LockStatus, PeriodFigures, RateVersion, Rates } from './commission.schemas.js';
 
-export interface RateView {
-  id: number;
-  rate_percent: number;
-  valid_from: string;
-  created_at: string;
-}
+export type RateView = Static<typeof RateVersion>;
 
-export interface RatesView {
-  /** The version in force today; null before the first version starts. */
-  current: { rate_percent: number; valid_from: string } | null;
-  /** Every version, the latest-starting first. */
-  history: RateView[];
-}
+export type RatesView = Static<typeof Rates>;
 
-export interface PeriodView {
-  period: string;
-  status: 'open' | 'locked';
-  purchase_amount: number;
-  reversed_amount: number;
-  returned_amount: number;
-  base_amount: number;
-  commission_amount: number;
-  purchases_count: number;
-  reversals_count: number;
-  returns_count: number;
-  /** true: figures as stored by the last force-sync or lock; false: computed for this answer only. */
-  stored: boolean;
-  computed_at: string | null;
-  locked_at: string | null;
-}
+export type PeriodView = Static<typeof PeriodFigures>;
 
-export interface LockStatusView {
-  locked_periods: string[];
-  periods: Array<{ period: string; locked_at: string | null; base_amount: number; commission_amount: number }>;
-}
+export type LockStatusView = Static<typeof LockStatus>;
 
 const money = (v: string | null) => (v === null ? 0 : Number(v));
 
