@@ -14,8 +14,9 @@ import { principalOf } from '../../infra/auth.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { existingPartner, type PartnersService } from '../partners/partners.service.js';
+import { Message } from './partner-messages.schemas.js';
 import type { Author, PartnerMessagesService, UploadedFile } from './partner-messages.service.js';
 
 export interface AttachmentLimits {
@@ -32,23 +33,6 @@ const MessageBodyText = Type.String({
   pattern: '\\S',
   'x-message': 'validation.not_blank',
   description: 'The message text',
-});
-
-const Attachment = Type.Object({
-  id: Type.Integer(),
-  filename: Type.String({ description: 'As uploaded (path removed); offered back on download' }),
-  content_type: Type.String(),
-  size: Type.Integer({ description: 'Bytes' }),
-});
-
-const Message = Type.Object({
-  id: Type.Integer(),
-  partner_id: Type.Integer(),
-  sender: Type.Union([Type.Literal('admin'), Type.Literal('partner')]),
-  body: Type.String(),
-  attachments: Type.Array(Attachment),
-  created_at: DateTime,
-  read_at: Type.Union([DateTime, Type.Null()], { description: 'When the other side first listed it; null = unread' }),
 });
 
 /** JSON or multipart; only the JSON form is validated by schema, the form is read by hand. */

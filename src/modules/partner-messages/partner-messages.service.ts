@@ -2,35 +2,23 @@
 // written to the file store first; the message and its attachment rows are then committed in
 // one transaction. If that fails the files are removed: a failed post leaves nothing behind.
 // Listing a thread marks the other side's messages on that page as read.
+import type { Static } from 'typebox';
 import type { ReadStream } from 'node:fs';
 import type { Db } from '../../infra/db/index.js';
 import type { FileStore, StoredFile } from '../../infra/files.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { partnerMessagesRepository as repo, type AttachmentRow, type MessageRow, type Sender } from './partner-messages.repository.js';
+import type { Attachment, Message } from './partner-messages.schemas.js';
 
 export interface UploadedFile extends StoredFile {
   filename: string;
   contentType: string;
 }
 
-export interface AttachmentView {
-  id: number;
-  filename: string;
-  content_type: string;
-  size: number;
-}
+export type AttachmentView = Static<typeof Attachment>;
 
-export interface MessageView {
-  id: number;
-  partner_id: number;
-  sender: Sender;
-  body: string;
-  attachments: AttachmentView[];
-  created_at: string;
-  /** When the other side first listed it; null = unread. */
-  read_at: string | null;
-}
+export type MessageView = Static<typeof Message>;
 
 export type Author = { kind: 'admin'; adminId: number } | { kind: 'partner' };
 
