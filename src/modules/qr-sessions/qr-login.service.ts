@@ -4,6 +4,7 @@
 // or a confirm after the 5 minutes, is 409 INVALID_STATE — and is published as
 // `status_update` on `qr-login.{session_id}` after it commits. The customer JWT it yields is
 // scoped to the partner whose till asked; the poll hands it out once.
+import type { Static } from 'typebox';
 import QRCode from 'qrcode';
 import type { Db } from '../../infra/db/index.js';
 import type { TokenService } from '../../infra/tokens.js';
@@ -12,11 +13,12 @@ import { fail, missing, ok, type Result } from '../../shared/errors.js';
 import type { MessageKey } from '../../shared/i18n.js';
 import { iso, type Clock } from '../../shared/time.js';
 import type { CustomersService, CustomerView } from '../customers/customers.service.js';
-import type { LoyaltyCardsService, LoyaltyCardView } from '../loyalty-cards/loyalty-cards.service.js';
+import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import type { PartnersService } from '../partners/partners.service.js';
 import type { ShopsService } from '../shops/shops.service.js';
 import { qrRepository as repo, type QrLoginRow } from './qr.repository.js';
 import type { QrLoginStatus } from './qr.tables.js';
+import type { PollData } from './qr.schemas.js';
 
 export const QR_SESSION_TTL_MS = 5 * 60_000;
 
@@ -95,17 +97,10 @@ export async function publishQuietly(deps: QrDeps, channel: string, data: Record
   );
 }
 
-export interface PollView {
-  session_id: string;
-  status: QrLoginStatus;
-  device_name: string;
-  expires_at: string;
-  user?: TillUser;
-  token?: string;
-}
+export type PollView = Static<typeof PollData>;
 
 /** The signed-in customer as the till sees it: with their cards in the partner's programmes (tier included, DESIGN.md §13). */
-export type TillUser = CustomerView & { cards: LoyaltyCardView[] };
+export type TillUser = NonNullable<PollView['user']>;
 
 export class QrLoginService {
   constructor(

@@ -8,12 +8,13 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { AppError, notFound, unwrap } from '../../shared/errors.js';
 import { DateTime, Envelope, errorResponses, IdParam, LocaleParam, LocaleParams, Name } from '../../shared/schemas.js';
-import { CardInfo, LoyaltyCard } from '../loyalty-cards/loyalty-cards.schemas.js';
+import { CardInfo } from '../loyalty-cards/loyalty-cards.schemas.js';
 import { Customer } from '../customers/customers.schemas.js';
 import { SendData } from '../sms/sms.schemas.js';
 import type { AppLinkService } from './app-link.service.js';
 import type { QrCardService } from './qr-card.service.js';
 import type { QrLoginService } from './qr-login.service.js';
+import { LoginStatus, PollData } from './qr.schemas.js';
 
 const SessionId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const ScanCode = Type.String({ minLength: 1, maxLength: 512, description: "The QR's scan code (the last segment of its link), or the whole link" });
@@ -24,28 +25,6 @@ const Generated = Type.Object({
   qr_content: Type.String({ description: 'The link inside the QR: {APP_LINK_BASE}/qr-login/{scan code}' }),
   channel: Type.String({ description: 'Public Pusher channel to subscribe to; event status_update' }),
   expires_at: DateTime,
-});
-
-const LoginStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('scanned'),
-  Type.Literal('authenticated'),
-  Type.Literal('rejected'),
-  Type.Literal('expired'),
-]);
-
-const PollData = Type.Object({
-  session_id: Type.String(),
-  status: LoginStatus,
-  device_name: Type.String(),
-  expires_at: DateTime,
-  user: Type.Optional(
-    Type.Object(
-      { ...Customer.properties, cards: Type.Array(LoyaltyCard, { description: "The customer's cards in this partner's programmes, with their tier" }) },
-      { description: 'The signed-in customer (also in the authenticated status_update event)' },
-    ),
-  ),
-  token: Type.Optional(Type.String({ description: 'Customer JWT scoped to this partner; in the first poll that sees authenticated only' })),
 });
 
 const AppSession = Type.Object({
