@@ -21,17 +21,8 @@ import {
 } from '../../shared/schemas.js';
 import { existingPartner, type PartnersService } from '../partners/partners.service.js';
 import type { SmsAccountsService } from './sms-accounts.service.js';
-import { statusProperties } from './sms.schemas.js';
+import { SmsAccount as Account, statusProperties } from './sms.schemas.js';
 import { historyView, type SmsService } from './sms.service.js';
-
-const Account = Type.Object({
-  partner_id: Type.Integer(),
-  balance: Type.Number({ description: 'EUR, at most 4 decimals' }),
-  currency: Type.Literal('EUR'),
-  senders: Type.Array(Type.String()),
-  prices: Type.Record(Type.String(), Type.Number(), { description: 'Price per part by ISO country code; "*" for other countries' }),
-  transliterate: Type.Boolean(),
-});
 
 const HistoryItem = Type.Object({
   ...statusProperties,

@@ -2,6 +2,7 @@
 // defaults from config, overridable per account by an admin), approved sender names and the
 // transliteration setting. Every balance change is a ledger row written in the same
 // transaction as the change.
+import type { Static } from 'typebox';
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import { executePrepared, isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
@@ -9,6 +10,7 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
 import { partners } from '../partners/partners.tables.js';
 import { smsAccountLedger, smsAccounts, smsMessages, smsSenders, smsStatusEvents } from './sms.tables.js';
+import type { SmsAccount } from './sms.schemas.js';
 
 /** A message as `chargeAndQueue` writes it (the columns a send sets; the rest take their defaults). */
 export type QueuedMessage = Required<
@@ -18,15 +20,7 @@ export type QueuedMessage = Required<
   >
 > & { scheduledAt: Date | null; validityAt: Date | null; receiptUrl: string | null; nextAttemptAt: Date; createdAt: Date };
 
-export interface SmsAccountView {
-  partner_id: number;
-  balance: number;
-  currency: 'EUR';
-  senders: string[];
-  /** Effective price per part by ISO country code; "*" is the price for other countries. */
-  prices: Record<string, number>;
-  transliterate: boolean;
-}
+export type SmsAccountView = Static<typeof SmsAccount>;
 
 export interface PriceTable {
   /** ISO country code → price per part, as exact decimal text ("0.0290"); "*" = others. */

@@ -38,3 +38,12 @@ export const statusProperties = {
   cost: Type.Object({ amount: Type.Number(), currency: Type.Literal('EUR') }),
   error_message: Nullable(Type.String()),
 };
+
+export const SmsAccount = Type.Object({
+  partner_id: Type.Integer(),
+  balance: Type.Number({ description: 'EUR, at most 4 decimals' }),
+  currency: Type.Literal('EUR'),
+  senders: Type.Array(Type.String()),
+  prices: Type.Record(Type.String(), Type.Number(), { description: 'Price per part by ISO country code; "*" for other countries' }),
+  transliterate: Type.Boolean(),
+});

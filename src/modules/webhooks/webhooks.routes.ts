@@ -2,57 +2,18 @@
 // subscriptions with their test ping (§14) and the deliveries made to it with every attempt (§4).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { principalOf } from '../../infra/auth.js';
 import type { RateLimiter } from '../../infra/rate-limit.js';
 import { envelopeNoData, envelopeOf, listWithMeta } from '../../shared/envelope.js';
 import { AppError, notFound, unwrap } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
-import { DateTime, EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
-import { EVENT_TYPES } from './webhooks.events.js';
+import { EmptyEnvelope, Envelope, errorResponses, ListEnvelope, LocaleIdParams, LocaleParams, PageQuery } from '../../shared/schemas.js';
+import { Delivery, DeliveryDetail, EVENTS_DESCRIPTION, nullable, Subscription } from './webhooks.schemas.js';
 import { PINGS_PER_MINUTE, type WebhooksService } from './webhooks.service.js';
-
-const nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 const Secret = Type.Object({
   secret: Type.String({ description: 'HMAC-SHA256 key of X-Loyalty-Signature (the string itself)' }),
-});
-
-const deliveryFields = {
-  id: Type.Integer(),
-  event_id: Type.String({ description: 'X-Loyalty-Event-Id: the same on every attempt, and on the deliveries of one event to several subscriptions' }),
-  subscription_id: nullable(Type.Integer({ description: 'The subscription it goes to; null for an SMS receipt to its receiptURL' })),
-  event_type: Type.String({ description: 'X-Loyalty-Event' }),
-  url: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
-  next_attempt_at: nullable(DateTime),
-  last_status_code: nullable(Type.Integer()),
-  last_error: nullable(Type.String()),
-  created_at: DateTime,
-  delivered_at: nullable(DateTime),
-};
-
-const Delivery = Type.Object({ ...deliveryFields, attempts: Type.Integer({ description: 'Attempts made so far' }) });
-
-const Attempt = Type.Object({
-  attempt_no: Type.Integer(),
-  attempted_at: DateTime,
-  status_code: nullable(Type.Integer()),
-  error: nullable(Type.String({ description: 'Why there was no response (timeout, refused address, network error)' })),
-  duration_ms: nullable(Type.Integer()),
-});
-
-const DeliveryDetail = Type.Object({ ...deliveryFields, attempts: Type.Array(Attempt) });
-
-const EVENTS_DESCRIPTION = `Event types, or "*" for all: ${EVENT_TYPES.join(', ')}. An unknown name is 422 on events.`;
-
-const Subscription = Type.Object({
-  id: Type.Integer(),
-  url: Type.String(),
-  events: Type.Array(Type.String(), { description: EVENTS_DESCRIPTION }),
-  is_active: Type.Boolean(),
-  description: nullable(Type.String()),
-  created_at: DateTime,
 });
 
 const subscriptionFields = {

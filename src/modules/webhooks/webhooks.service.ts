@@ -5,6 +5,7 @@
 // enqueue writes the delivery in the caller's transaction — the event is announced if and
 // only if it commits — and the worker (start/stop) POSTs it, signed with the partner's
 // secret (DESIGN.md §7), retrying with backoff. Every attempt is kept and shown to the partner.
+import type { Static } from 'typebox';
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { checkPublicUrl, type UrlCheckResult } from '../../infra/safe-url.js';
@@ -23,6 +24,7 @@ import {
 } from './webhooks.repository.js';
 import { newWebhookSecret } from './webhooks.signing.js';
 import { WebhookWorker, type WorkerLogger } from './webhooks.worker.js';
+import type { Attempt, Delivery, DeliveryDetail, Subscription } from './webhooks.schemas.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -45,32 +47,11 @@ export interface WebhookEvent {
   payload: unknown;
 }
 
-export interface WebhookDeliveryView {
-  id: number;
-  event_id: string;
-  /** The subscription it goes to; null for an SMS receipt to its receiptURL (or a deleted subscription). */
-  subscription_id: number | null;
-  event_type: string;
-  url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  /** When the next attempt is due; null once delivered or failed. */
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
+export type WebhookDeliveryView = Static<typeof Delivery>;
 
-export interface WebhookAttemptView {
-  attempt_no: number;
-  attempted_at: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number | null;
-}
+export type WebhookAttemptView = Static<typeof Attempt>;
 
-export type WebhookDeliveryDetail = Omit<WebhookDeliveryView, 'attempts'> & { attempts: WebhookAttemptView[] };
+export type WebhookDeliveryDetail = Static<typeof DeliveryDetail>;
 
 export interface WebhooksOptions {
   /** ALLOW_PRIVATE_URLS. */
@@ -116,14 +97,7 @@ export const PINGS_PER_MINUTE = 10;
 export const MAX_SUBSCRIPTIONS = 10;
 const MAX_URL_LENGTH = 2048;
 
-export interface SubscriptionView {
-  id: number;
-  url: string;
-  events: string[];
-  is_active: boolean;
-  description: string | null;
-  created_at: string;
-}
+export type SubscriptionView = Static<typeof Subscription>;
 
 export function subscriptionView(row: SubscriptionRow): SubscriptionView {
   return { id: row.id, url: row.url, events: row.events, is_active: row.isActive, description: row.description, created_at: iso(row.createdAt) };
