@@ -22,11 +22,11 @@ import {
   type ItemView,
   type ParsedLine,
   type PreviewView,
-} from './basket-award.js';
+} from '../awards/basket-award.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
-import { returnsRepository } from './returns.repository.js';
-import { returnGoods, type ReturnInput } from './returns.js';
+import { returnsRepository } from '../awards/returns.repository.js';
+import { returnGoods, type ReturnInput } from '../awards/returns.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
 import { noEvents, type PartnerEventSink } from '../webhooks/webhooks.events.js';
 import { campaignsRepository } from '../campaigns/campaigns.repository.js';

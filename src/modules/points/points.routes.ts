@@ -31,7 +31,7 @@ import {
   TransactionDetails,
   TransactionFilterQuery,
 } from './points.schemas.js';
-import { parseBasket } from './basket-body.js';
+import { parseBasket } from '../awards/basket-body.js';
 import type { PointsService } from './points.service.js';
 
 const MAX_BULK_ROWS = 1000;

@@ -1,8 +1,8 @@
 // Reading the ledger: transaction lists, summaries, balances and the streamed CSV export.
 // (Writing is ledger.service.ts.)
 import type { Db } from '../../infra/db/index.js';
-import type { BreakdownRow, ItemView } from './basket-award.js';
-import { basketReads } from './basket.repository.js';
+import type { BreakdownRow, ItemView } from '../awards/basket-award.js';
+import { basketReads } from '../awards/basket.repository.js';
 import { csvField } from '../../shared/csv.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
