@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { Db } from '../src/infra/db/index.js';
-import { awardBasket, type BasketInput, type ParsedLine } from '../src/modules/points/basket-award.js';
+import { awardBasket, type BasketInput, type ParsedLine } from '../src/modules/awards/basket-award.js';
 import { pointsRepository } from '../src/modules/points/points.repository.js';
 
 export interface BasketLineBody {

@@ -24,6 +24,7 @@ import type { Clock } from './shared/time.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { customersRoutes } from './modules/customers/customers.routes.js';
 import { loyaltyCardsRoutes } from './modules/loyalty-cards/loyalty-cards.routes.js';
+import { awardsRoutes } from './modules/awards/awards.routes.js';
 import { pointsRoutes } from './modules/points/points.routes.js';
 import { qrRoutes } from './modules/qr-sessions/qr.routes.js';
 import type { MailTuning } from './modules/mail/mail.service.js';
@@ -196,6 +197,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await fastify.register(webhooksRoutes, { webhooks: services.webhooks, rateLimiter, rateLimitDisabled: config.rateLimit.disabled });
   await fastify.register(customersRoutes, { customers: services.customers, otp: services.otp });
   await fastify.register(loyaltyCardsRoutes, { cards: services.loyaltyCards, idempotency });
+  await fastify.register(awardsRoutes, { awards: services.awards, idempotency });
   await fastify.register(pointsRoutes, { ledger: services.ledger, points: services.points, cards: services.loyaltyCards, idempotency });
   await fastify.register(qrRoutes, { login: services.qrLogin, card: services.qrCard, appLink: services.appLink, idempotency });
   await fastify.register(catalogRoutes, { catalog: services.catalog });

@@ -19,6 +19,7 @@ import { AdminService } from './modules/admin/admin.service.js';
 import { CustomersService } from './modules/customers/customers.service.js';
 import { OtpService } from './modules/customers/otp.service.js';
 import { LoyaltyCardsService } from './modules/loyalty-cards/loyalty-cards.service.js';
+import { AwardsEngine, purchaseDetails } from './modules/awards/awards.service.js';
 import { PointsLedger } from './modules/points/ledger.service.js';
 import { PointsService } from './modules/points/points.service.js';
 import { AppLinkService } from './modules/qr-sessions/app-link.service.js';
@@ -75,6 +76,8 @@ export interface Context {
     otp: OtpService;
     loyaltyCards: LoyaltyCardsService;
     ledger: PointsLedger;
+    /** The engine (src/modules/awards/): what a purchase earns, its preview, returns and reversals. */
+    awards: AwardsEngine;
     points: PointsService;
     qrLogin: QrLoginService;
     qrCard: QrCardService;
@@ -245,7 +248,8 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
     const ledger = new PointsLedger(database.db, clock, webhooks.events);
     const loyaltyCards = new LoyaltyCardsService({ db: database.db, partnerCards, customers, ledger, tiers, events: webhooks.events });
     ledger.cardView = (tx, partnerId, cardId) => loyaltyCards.viewIn(tx, partnerId, cardId);
-    const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards });
+    const awards = new AwardsEngine(database.db, clock, ledger, webhooks.events);
+    const points = new PointsService({ db: database.db, ledger, cards: loyaltyCards, purchaseDetails });
     const expirySweeper = new IntervalJob('points-expiry', () => ledger.sweepExpired(200, opts.log), {
       intervalMs: config.points.expirySweepMs,
       batchSize: 200,
@@ -365,6 +369,7 @@ export async function createContext(config: Config, opts: ContextOptions): Promi
         otp,
         loyaltyCards,
         ledger,
+        awards,
         points,
         qrLogin,
         qrCard,

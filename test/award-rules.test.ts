@@ -47,7 +47,7 @@ describe('award rules', () => {
   for (const [name, amount, rules, expected] of CASES) {
     it(name, async () => {
       const card = await joinProgramme(t, await createCustomer(t), await createProgramme(t, p.id, rules));
-      const result = await t.app.context.services.ledger.awardPurchase(
+      const result = await t.app.context.services.awards.awardPurchase(
         t.app.context.database.db,
         p.id,
         { cardId: card.id, shopId: shop, amount: parseAmount(amount)! },

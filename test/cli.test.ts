@@ -242,7 +242,7 @@ describe('loyalty CLI', () => {
         const card = await database.db.transaction(async (tx) => {
           const created = await services.loyaltyCards.create(tx, customer.id, { partnerCardId: seeded!.partner_card.id });
           assert.ok(created.ok);
-          const awarded = await services.ledger.awardPurchase(tx, seeded!.partner.id, { cardId: created.value.id, shopId: seeded!.shop.id, amount: 123_4500n });
+          const awarded = await services.awards.awardPurchase(tx, seeded!.partner.id, { cardId: created.value.id, shopId: seeded!.shop.id, amount: 123_4500n });
           assert.ok(awarded.ok);
           return created.value;
         });

@@ -40,7 +40,7 @@ describe('ledger invariants under random operations', () => {
     const seed = Number(process.env.LEDGER_SEED ?? 20261123);
     const rnd = prng(seed);
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-    const { ledger, loyaltyCards } = t.app.context.services;
+    const { ledger, awards, loyaltyCards } = t.app.context.services;
     const db = t.app.context.database.db;
     const shop = await createShop(t, p.id);
     const programmes = [
@@ -85,7 +85,7 @@ describe('ledger invariants under random operations', () => {
       const r = rnd();
       if (r < 0.26) {
         const amount = BigInt(Math.floor(rnd() * 100_0000) + 1);
-        await attempt('award', (tx) => ledger.awardPurchase(tx, p.id, { cardId: card, shopId: shop, amount }));
+        await attempt('award', (tx) => awards.awardPurchase(tx, p.id, { cardId: card, shopId: shop, amount }));
       } else if (r < 0.43) {
         const points = Math.floor(rnd() * 80) + 1;
         await attempt('deduct', (tx) => ledger.deduct(tx, p.id, { cardId: card, shopId: shop, points }));
@@ -95,17 +95,17 @@ describe('ledger invariants under random operations', () => {
         await attempt('adjust', (tx) => ledger.adjust(tx, p.id, { cardId: card, points, reason: 'prop', expiresInDays }));
       } else if (r < 0.67 && transactions.length > 0) {
         const target = pick(transactions);
-        await attempt('reverse', (tx) => ledger.reverse(tx, p.id, target, null));
+        await attempt('reverse', (tx) => awards.reverse(tx, p.id, target, null));
       } else if (r < 0.82 && returnable.award!.length > 0) {
         // A part of a purchase (often a small one, so partial returns add up) or of a deduction.
         if (rnd() < 0.6) {
           const target = pick(returnable.award!);
           const amount = (Math.floor(rnd() * (rnd() < 0.5 ? 300 : 5000)) + 1) / 100;
-          await attempt('return', (tx) => ledger.returnGoods(tx, p.id, target, { amount, receiptNumber: null, reason: null }));
+          await attempt('return', (tx) => awards.returnGoods(tx, p.id, target, { amount, receiptNumber: null, reason: null }));
         } else if (returnable.deduct!.length > 0) {
           const target = pick(returnable.deduct!);
           const points = Math.floor(rnd() * 30) + 1;
-          await attempt('return', (tx) => ledger.returnGoods(tx, p.id, target, { points, receiptNumber: null, reason: null }));
+          await attempt('return', (tx) => awards.returnGoods(tx, p.id, target, { points, receiptNumber: null, reason: null }));
         }
       } else if (r < 0.96) {
         clock.advanceMs(Math.floor(rnd() * 2.5 * 86_400_000));

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { verifyLedger } from '../src/modules/points/ledger-verify.js';
+import { verifyLedger } from '../src/cli/ledger-verify.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Context } from '../context.js';
 import { saveDemoCredentials } from '../modules/demo/demo-credentials-file.js';
-import { verifyLedger } from '../modules/points/ledger-verify.js';
+import { verifyLedger } from './ledger-verify.js';
 import { VERSION } from '../version.js';
 
 const USAGE = 'usage: loyalty migrate | admin create --email E (--password P | --password-stdin) [--name N] | demo seed | ledger verify';

@@ -56,3 +56,18 @@ export function zonedMidnight(y: number, m: number, d: number, timeZone: string)
   }
   return new Date(guess);
 }
+
+/**
+ * An IANA zone name the runtime's time zone data knows ("UTC" included, which
+ * Intl.supportedValuesOf('timeZone') leaves out), in its canonical spelling when only the
+ * case differs; undefined otherwise. Offsets such as "+02:00" are not zones: they have no DST.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(name)) return undefined;
+  try {
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
+  } catch {
+    return undefined;
+  }
+}

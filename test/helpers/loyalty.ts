@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { partnerCards } from '../../src/modules/partner-cards/partner-cards.tables.js';
-import { verifyLedger } from '../../src/modules/points/ledger-verify.js';
+import { verifyLedger } from '../../src/cli/ledger-verify.js';
 import type { Clock } from '../../src/shared/time.js';
 import type { TestApp } from './app.js';
 import type { PartnerFixture } from './fixtures.js';

@@ -11,6 +11,7 @@ import { fail, failOn, missing, ok, type FieldErrors, type Result } from '../../
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
 import { iso, type Clock } from '../../shared/time.js';
+import { canonicalTimeZone } from '../../shared/zoned-time.js';
 import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { PartnerCardsService } from '../partner-cards/partner-cards.service.js';
 import type { CatalogService } from '../catalog/catalog.service.js';
@@ -41,21 +42,6 @@ function instant(value: unknown): number | undefined {
 function hasAtMostDecimals(value: number, places: number): boolean {
   const m = /^\d+(?:\.(\d+))?$/.exec(String(value));
   return m !== null && (m[1] ?? '').length <= places;
-}
-
-/**
- * An IANA zone name the runtime's time zone data knows ("UTC" included, which
- * Intl.supportedValuesOf('timeZone') leaves out), in its canonical spelling when only the
- * case differs; undefined otherwise. Offsets such as "+02:00" are not zones: they have no DST.
- */
-export function canonicalTimeZone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(name)) return undefined;
-  try {
-    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-    return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The checks a schema cannot make, on a body that may also have failed the schema, merged with the stored campaign on an update. */

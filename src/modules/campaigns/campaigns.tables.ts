@@ -1,5 +1,5 @@
 // Campaigns (DESIGN.md §12): rules on top of a programme's base rule, evaluated in the
-// award's own transaction (src/modules/campaigns/evaluate.ts is the pure evaluator, the
+// award's own transaction (src/modules/awards/evaluate.ts is the pure evaluator, the
 // points ledger its transactional shell).
 //
 // A campaign's counters are its row's `uses_count` / `points_awarded` plus the sum of its

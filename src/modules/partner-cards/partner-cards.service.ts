@@ -10,7 +10,7 @@ import type { PageWindow } from '../../shared/pagination.js';
 import { iso } from '../../shared/time.js';
 import { addFieldError, hasOwn, isPlainObject } from '../../shared/validation.js';
 import type { ShopsService } from '../shops/shops.service.js';
-import { canonicalTimeZone } from '../campaigns/campaigns.service.js';
+import { canonicalTimeZone } from '../../shared/zoned-time.js';
 import type { TierBasis, TierDowngrade, TierWindow } from '../tiers/tier-rules.js';
 import { IMAGE_LIMITS, imageProblem } from './card-images.js';
 import { partnerCardsRepository as repo, type CardColumns, type CardListFilter, type CardListRow, type CardRow } from './partner-cards.repository.js';

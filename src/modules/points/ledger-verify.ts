@@ -13,16 +13,15 @@
 //   §12); of a purchase without lines the same by its cumulative returned amount
 //   a card never holds points while it owes some: points coming in pay the debt first, so
 //   neither the card now nor any entry of its history has balance > 0 and debt > 0
-//   campaign.points_awarded = Σ (points − returned_points) of its sources rows, and uses_count
-//   = the purchases with a row of it (both: the row's counter plus its shards')
 //   card.tier_value = the qualifying value counted from the ledger in the programme's window
 //   (DESIGN.md §13; cards whose value is due to be counted again are left to the sweep)
-import { campaignTotalsSql } from '../campaigns/campaigns.tables.js';
+// The campaigns' counters are the engine's checks (src/modules/awards/awards-verify.ts);
+// `loyalty ledger verify` (src/cli/ledger-verify.ts) runs both.
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 
-export interface LedgerDifference {
-  check:
+/** What the ledger's own checks are called. */
+export type LedgerCheck =
     | 'card_vs_transactions'
     | 'card_vs_lots'
     | 'card_debt'
@@ -36,9 +35,16 @@ export interface LedgerDifference {
     | 'line_return_rounding'
     | 'amount_return_rounding'
     | 'debt_with_balance'
-    | 'campaign_points'
-    | 'campaign_uses'
     | 'tier_value';
+
+/** A check: its name and the query of its differences (card_id, lot_id, transaction_id, campaign_id, line_id, expected, actual). */
+export interface Check<C extends string = string> {
+  check: C;
+  query: ReturnType<typeof sql>;
+}
+
+export interface LedgerDifference<C extends string = string> {
+  check: C;
   card_id?: number;
   lot_id?: number;
   transaction_id?: number;
@@ -70,9 +76,7 @@ const tierValueCheck = (now: string) => sql`
   ) v
   where (c.tier_value_until is null or c.tier_value_until > ${now}::timestamptz) and c.tier_value <> v.total`;
 
-const campaignTotals = campaignTotalsSql('c');
-
-const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof sql> }> = [
+const CHECKS: Array<Check<LedgerCheck>> = [
   {
     check: 'card_vs_transactions',
     // Reported as the balance the ledger implies: Σ points + debt.
@@ -175,31 +179,24 @@ const CHECKS: Array<{ check: LedgerDifference['check']; query: ReturnType<typeof
         from points_transactions t left join points_debt_entries e on e.transaction_id = t.id
       ) x where balance_after > 0 and debt_after > 0`,
   },
-  {
-    // A campaign's counters are its row's plus its shards' (campaigns.tables.ts).
-    check: 'campaign_points',
-    query: sql`select c.id as campaign_id, coalesce(s.total, 0)::bigint as expected, ${campaignTotals.points} as actual
-      from campaigns c left join (
-        select campaign_id, sum(points - returned_points) as total from points_transaction_sources where source = 'campaign' group by campaign_id
-      ) s on s.campaign_id = c.id
-      where ${campaignTotals.points} <> coalesce(s.total, 0)`,
-  },
-  {
-    check: 'campaign_uses',
-    query: sql`select c.id as campaign_id, coalesce(s.uses, 0)::bigint as expected, ${campaignTotals.uses} as actual
-      from campaigns c left join (
-        select campaign_id, count(distinct transaction_id) as uses from points_transaction_sources where source = 'campaign' group by campaign_id
-      ) s on s.campaign_id = c.id
-      where ${campaignTotals.uses} <> coalesce(s.uses, 0)`,
-  },
 ];
 
-export async function verifyLedger(db: Executor, limitPerCheck = 100, now = new Date()): Promise<{ cards: number; transactions: number; differences: LedgerDifference[] }> {
-  const differences: LedgerDifference[] = [];
-  for (const { check, query } of [...CHECKS, { check: 'tier_value' as const, query: tierValueCheck(now.toISOString()) }]) {
+/** The ledger's checks at `now`, in the order they run. */
+export function ledgerChecks(now = new Date()): Array<Check<LedgerCheck>> {
+  return [...CHECKS, { check: 'tier_value', query: tierValueCheck(now.toISOString()) }];
+}
+
+/** Run `checks` (at most `limitPerCheck` differences each) and count what was checked. */
+export async function runChecks<C extends string>(
+  db: Executor,
+  checks: ReadonlyArray<Check<C>>,
+  limitPerCheck = 100,
+): Promise<{ cards: number; transactions: number; differences: Array<LedgerDifference<C>> }> {
+  const differences: Array<LedgerDifference<C>> = [];
+  for (const { check, query } of checks) {
     const result = (await db.execute(sql`${query} limit ${limitPerCheck}`)) as unknown as { rows: Array<Record<string, unknown>> };
     for (const r of result.rows) {
-      const d: LedgerDifference = { check, expected: Number(r.expected), actual: Number(r.actual) };
+      const d: LedgerDifference<C> = { check, expected: Number(r.expected), actual: Number(r.actual) };
       if (r.card_id != null) d.card_id = Number(r.card_id);
       if (r.lot_id != null) d.lot_id = Number(r.lot_id);
       if (r.transaction_id != null) d.transaction_id = Number(r.transaction_id);

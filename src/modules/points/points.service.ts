@@ -1,8 +1,7 @@
 // Reading the ledger: transaction lists, summaries, balances and the streamed CSV export.
 // (Writing is ledger.service.ts.)
-import type { Db } from '../../infra/db/index.js';
-import type { BreakdownRow, ItemView } from './basket-award.js';
-import { basketReads } from './basket.repository.js';
+import type { Static } from 'typebox';
+import type { Db, Executor } from '../../infra/db/index.js';
 import { csvField } from '../../shared/csv.js';
 import { amountToJson } from '../../shared/money.js';
 import type { PageWindow } from '../../shared/pagination.js';
@@ -10,6 +9,7 @@ import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import { transactionView, type PointsLedger, type TransactionView } from './ledger.service.js';
 import { pointsRepository as repo, type TransactionFilter, type TransactionScope } from './points.repository.js';
+import type { BreakdownRow, TransactionItem } from './points.schemas.js';
 
 const EXPORT_COLUMNS = [
   'id',
@@ -29,10 +29,17 @@ const EXPORT_COLUMNS = [
 ] as const;
 
 export interface TransactionDetailsView extends TransactionView {
-  items: ItemView[];
-  breakdown: BreakdownRow[];
+  items: Array<Static<typeof TransactionItem>>;
+  breakdown: Array<Static<typeof BreakdownRow>>;
   returns: TransactionView[];
 }
+
+/**
+ * A purchase's basket lines and where its points came from. The engine (src/modules/awards/)
+ * wrote them and reads them; the composition root (src/context.ts) hands its reader over, so
+ * the ledger shows a purchase's details without importing the engine.
+ */
+export type PurchaseDetails = (db: Executor, purchase: { id: number; points: number }) => Promise<Pick<TransactionDetailsView, 'items' | 'breakdown'>>;
 
 export class PointsService {
   constructor(
@@ -40,6 +47,7 @@ export class PointsService {
       db: Db;
       ledger: PointsLedger;
       cards: LoyaltyCardsService;
+      purchaseDetails: PurchaseDetails;
     },
   ) {}
 
@@ -55,17 +63,7 @@ export class PointsService {
     const view = transactionView(row);
     const returns = (await repo.returnsOf(this.deps.db, row.id)).map(transactionView);
     if (row.type !== 'purchase') return { ...view, items: [], breakdown: [], returns };
-    const details = await basketReads.details(this.deps.db, row.id);
-    const breakdown: BreakdownRow[] =
-      details.sources.length === 0
-        ? [{ source: 'base', campaign_id: null, name: null, points: row.points, line_ids: [] }]
-        : details.sources.map((s) => ({ source: s.source, campaign_id: s.source === 'campaign' ? s.campaign_id : null, name: s.name, points: s.points, line_ids: s.line_ids }));
-    const items: ItemView[] = details.lines.map((l) => ({
-      ...l,
-      quantity: Number(l.quantity),
-      amount: amountToJson(l.amount),
-      returned_quantity: Number(l.returned_quantity),
-    }));
+    const { items, breakdown } = await this.deps.purchaseDetails(this.deps.db, row);
     return { ...view, items, breakdown, returns };
   }
 

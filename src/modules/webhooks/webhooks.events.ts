@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
+import type { EventBodyText } from './webhooks.event-body.js';
 import { webhooksRepository as repo } from './webhooks.repository.js';
 
 /** Every event type a subscription may list (besides "*"); `ping` is only ever sent by the test button. */
@@ -49,14 +50,7 @@ export const EventBodySchema = Type.Object({
 
 export type EventBody = Static<typeof EventBodySchema>;
 
-/**
- * An event body's text around its `sequence`, which the inserting statement draws from the
- * database: body = head + sequence + tail, exactly JSON.stringify of the EventBody.
- */
-export interface EventBodyText {
-  head: string;
-  tail: string;
-}
+export type { EventBodyText } from './webhooks.event-body.js';
 
 /** What other modules are given: emit an event in their transaction, and ask whether anyone listens. */
 export interface PartnerEventSink {

@@ -2,7 +2,7 @@
 // take the owning partner: another partner's delivery is simply not found.
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { executePrepared, type Db, type Executor } from '../../infra/db/index.js';
-import type { EventBodyText } from './webhooks.events.js';
+import type { EventBodyText } from './webhooks.event-body.js';
 import { webhookAttempts, webhookDeliveries, webhookSecrets, webhookSubscriptions } from './webhooks.tables.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

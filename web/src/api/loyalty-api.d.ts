@@ -1501,26 +1501,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/{locale}/shop/transactions/deduct-points": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Redeem (deduct) points
-         * @description Subject to the programme: points_redemption_enabled (else 409 INVALID_STATE), min_points_for_redemption / max_points_per_redemption (422 OUT_OF_RANGE). Too few points: 422 INSUFFICIENT_BALANCE with meta available_points and requested_points. amount in the result is the EUR value redeemed. Honours Idempotency-Key.
-         */
-        post: operations["postShopTransactionsDeductPoints"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/{locale}/shop/transactions/{id}/reverse": {
         parameters: {
             query?: never;
@@ -1555,6 +1535,26 @@ export interface paths {
          * @description On a purchase: `items` [{line_id, quantity}] (a purchase with lines) or `amount` (one without), cumulative up to what was bought (422 OUT_OF_RANGE on the field). Each line's points come back source by source and cumulatively: after a return, all the line's returns have taken back ⌊points × total returned quantity ÷ quantity⌋ of each source (this return takes the difference), and the return that completes a line takes exactly what is left of it; the same by cumulative `amount` without lines; campaign points go back to the campaign's budget. Taken from the purchase's own lot, then other lots; what the balance cannot cover becomes the card's points_debt, paid off by later earnings. The entry: type `return`, `points` ≤ 0 (all taken back, balance and debt), `amount` the EUR returned (negative), `returns_id` the purchase. On a deduction: `points`, up to what was deducted (cumulative), given back (`points` > 0): they pay the card's points_debt first, the rest goes back to the lots it drew from. A reversed transaction, or one of another type, is 409 INVALID_STATE. Honours Idempotency-Key.
          */
         post: operations["postShopTransactionsByIdReturn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{locale}/shop/transactions/deduct-points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem (deduct) points
+         * @description Subject to the programme: points_redemption_enabled (else 409 INVALID_STATE), min_points_for_redemption / max_points_per_redemption (422 OUT_OF_RANGE). Too few points: 422 INSUFFICIENT_BALANCE with meta available_points and requested_points. amount in the result is the EUR value redeemed. Honours Idempotency-Key.
+         */
+        post: operations["postShopTransactionsDeductPoints"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13260,131 +13260,6 @@ export interface operations {
             };
         };
     };
-    postShopTransactionsDeductPoints: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Response language. Any other value is 404. */
-                locale: "lt" | "en";
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    card_id: number;
-                    shop_id: number;
-                    points: number;
-                    reason?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        code: number;
-                        message: string;
-                        /** @description Points transaction (ledger entry) */
-                        data: {
-                            id: number;
-                            card_id: number;
-                            user_id: number;
-                            shop_id: number | null;
-                            /**
-                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
-                             * @enum {string}
-                             */
-                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
-                            /** @description Signed: positive earns, negative spends */
-                            points: number;
-                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
-                            amount: number | null;
-                            balance_after: number;
-                            receipt_number: string | null;
-                            reason: string | null;
-                            reverses_id: number | null;
-                            /** @description On a return: the purchase or deduction whose goods came back */
-                            returns_id: number | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description Error envelope */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description Error envelope */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-        };
-    };
     postShopTransactionsByIdReverse: {
         parameters: {
             query?: never;
@@ -13534,6 +13409,131 @@ export interface operations {
                     /** @description A deduction: the points given back */
                     points?: number;
                     receipt_number?: string | null;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        code: number;
+                        message: string;
+                        /** @description Points transaction (ledger entry) */
+                        data: {
+                            id: number;
+                            card_id: number;
+                            user_id: number;
+                            shop_id: number | null;
+                            /**
+                             * @description purchase, deduct, adjust (manual), bonus (welcome), expire, reversal, redeem (points spent on a coupon), game (points won in a game), return (goods returned: points taken back from a purchase, or given back from a deduction)
+                             * @enum {string}
+                             */
+                            type: "purchase" | "deduct" | "adjust" | "bonus" | "expire" | "reversal" | "redeem" | "game" | "return";
+                            /** @description Signed: positive earns, negative spends */
+                            points: number;
+                            /** @description EUR: the purchase amount, or the value of the points redeemed; negative on a reversal and on a return (what came back) */
+                            amount: number | null;
+                            balance_after: number;
+                            receipt_number: string | null;
+                            reason: string | null;
+                            reverses_id: number | null;
+                            /** @description On a return: the purchase or deduction whose goods came back */
+                            returns_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Error envelope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postShopTransactionsDeductPoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Response language. Any other value is 404. */
+                locale: "lt" | "en";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card_id: number;
+                    shop_id: number;
+                    points: number;
                     reason?: string | null;
                 };
             };

@@ -12,10 +12,10 @@
 import type { Executor } from '../../infra/db/index.js';
 import { fail, failOn, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount } from '../../shared/money.js';
-import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from '../campaigns/evaluate.js';
+import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from './evaluate.js';
 import { basketRepository as basket, type PurchaseWrite } from './basket.repository.js';
-import type { LockedCard } from './points.repository.js';
-import { heldTier, settleTier, stepTier } from './tier-ledger.js';
+import type { LockedCard } from '../points/points.repository.js';
+import { heldTier, settleTier, stepTier } from '../points/tier-ledger.js';
 import { UNITS } from '../tiers/tier-rules.js';
 
 const DAY_MS = 86_400_000;

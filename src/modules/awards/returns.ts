@@ -21,8 +21,8 @@ import { formatAmount, parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
 import { UNITS } from '../tiers/tier-rules.js';
 import { parseQuantity } from './basket-body.js';
-import { giveBack, MAX_BALANCE, type PointsLedger, type TransactionView } from './ledger.service.js';
-import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from './points.repository.js';
+import { giveBack, MAX_BALANCE, type PointsLedger, type TransactionView } from '../points/ledger.service.js';
+import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from '../points/points.repository.js';
 import { returnsRepository as returns, signedUnits, type ReturnApply, type ReturnSource } from './returns.repository.js';
 
 export interface ReturnInput {

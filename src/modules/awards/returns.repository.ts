@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS } from '../campaigns/campaigns.tables.js';
-import type { PointsSource } from './points.tables.js';
+import type { PointsSource } from '../points/points.tables.js';
 
 interface Rows<T> {
   rows: T[];

@@ -5,7 +5,7 @@ import { AppError, type FieldErrors } from '../../shared/errors.js';
 import { parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
 import type { ParsedLine } from './basket-award.js';
-import type { BasketItems } from './points.schemas.js';
+import type { BasketItems } from '../points/points.schemas.js';
 
 /** The largest EUR amount of one award (as the amount-only body has it), in ten-thousandths. */
 const MAX_AMOUNT_UNITS = 1_000_000_000n * 10_000n;

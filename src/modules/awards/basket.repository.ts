@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
-import type { CampaignFacts } from '../campaigns/evaluate.js';
+import type { CampaignFacts } from './evaluate.js';
 import type { CardTierState } from '../tiers/tier-rules.js';
 import { tierColumns } from '../tiers/tiers.repository.js';
 

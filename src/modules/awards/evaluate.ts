@@ -6,7 +6,7 @@
 // Amounts are bigint ten-thousandths of a euro, quantities bigint thousandths of a unit,
 // decimal rates bigint hundredths: nothing here is a binary float.
 //
-// Limits are NOT taken here: the shell (src/modules/points/basket-award.ts) takes them with a
+// Limits are NOT taken here: the shell (src/modules/awards/basket-award.ts) takes them with a
 // conditional UPDATE and, when one could not be taken in full, evaluates again with what the
 // locked rows say is left (`CampaignFacts` carries those counters).
 
