@@ -45,7 +45,7 @@ describe('campaign counters past 2^31', () => {
 
   it('an unlimited and a limited bonus campaign past 2^31 points: award, GET, list, preview and verify answer with exact figures', async () => {
     const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
-    // Unlimited: its awards move the card's counter shard. Limited by uses: its awards move its row.
+    // Both move the card's counter shard; the limited one takes its uses from its limit shards.
     const unlimited = await campaign(programme, { name: 'Unlimited', effect: { type: 'bonus', value: 5_000_000 } });
     const limited = await campaign(programme, { name: 'Limited', effect: { type: 'bonus', value: 4_000_000 }, limits: { uses: 1000 } });
     const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
@@ -105,5 +105,10 @@ describe('campaign counters past 2^31', () => {
       { check: 'campaign_points', campaign_id: limited.id, expected: PLANTED + 12_000_000, actual: PLANTED + 12_000_001 },
     ]);
     await db().execute(sql`update campaigns set points_awarded = points_awarded - 1 where id = ${limited.id}`);
+    // Its limit shards hold the 997 uses left; shards that promise more than the limit leaves are reported.
+    await db().execute(sql`update campaign_limit_shards set uses_left = uses_left + 5 where campaign_id = ${limited.id} and shard = 0`);
+    assert.deepEqual((await verifyLedger(db(), 100)).differences, [{ check: 'campaign_uses_left', campaign_id: limited.id, expected: 997, actual: 1002 }]);
+    await db().execute(sql`update campaign_limit_shards set uses_left = uses_left - 5 where campaign_id = ${limited.id} and shard = 0`);
+    assert.deepEqual((await verifyLedger(db(), 100)).differences, []);
   });
 });

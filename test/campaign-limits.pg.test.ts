@@ -3,10 +3,14 @@
 // budget, more uses than `uses`, or more than the per-customer limits allow — and awards on
 // one card (the hot-card batching) still answer each with its own award; campaign rows are
 // locked in one global order (no deadlock), and the per-programme quota holds against
-// parallel creates. PostgreSQL only:
+// parallel creates. Limits are split over 16 shards (campaigns.tables.ts): awards take from
+// their card's shard side by side, and borrow (lock every shard, spread what is left) when
+// theirs runs dry. PostgreSQL only:
 // PGlite runs one transaction at a time, so there these would pass without the locks.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { sql } from 'drizzle-orm';
 import { campaigns } from '../src/modules/campaigns/campaigns.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -165,6 +169,91 @@ describe('campaign limits under concurrency', () => {
         [5, 25, 'exhausted'],
       ],
     );
+    await assertLedgerConsistent(t);
+  });
+
+  const shardTotals = async (id: number) => {
+    const rows = (await t.app.context.database.db.execute(
+      sql`select count(*)::int as n, coalesce(sum(uses_left), 0)::int as uses, coalesce(sum(points_left), 0)::int as points from campaign_limit_shards where campaign_id = ${id}`,
+    )) as unknown as { rows: Array<{ n: number; uses: number; points: number }> };
+    return rows.rows[0]!;
+  };
+
+  it('budget and uses split over 16 shards that run dry while 30 parallel awards on two nodes borrow: exact, and the shards hold what is left', async () => {
+    const second = await startTestApp({ DATABASE_POOL_MAX: '20' }, t.db);
+    try {
+      const programme = await createProgramme(t, p.id, { pointsPerCurrency: '1', currencyAmount: '1' });
+      // 1,000 points of 50 each: 20 awards; spread over 16 shards (~62 each) every shard runs
+      // dry after one award, so most of these borrow. 22 uses of 1 point each.
+      const budget = await campaign(programme, { name: 'Budget', effect: { type: 'bonus', value: 50 }, limits: { points_budget: 1000 } });
+      const uses = await campaign(programme, { name: 'Uses', effect: { type: 'bonus', value: 1 }, limits: { uses: 22 } });
+      const ids = await cards(programme, 31);
+      // The first award finds no shard and spreads what is left after it.
+      const first = await award(t, p, { card_id: ids[0], shop_id: shop, amount: 1 });
+      assert.equal(first.status, 201, first.text);
+      assert.deepEqual(await shardTotals(budget.id), { n: 16, uses: 0, points: 950 });
+      assert.deepEqual(await shardTotals(uses.id), { n: 16, uses: 21, points: 0 });
+      const results = await Promise.all(ids.slice(1).map((card, i) => award(i % 2 === 0 ? t : second, p, { card_id: card, shop_id: shop, amount: 1 })));
+      for (const r of results) assert.equal(r.status, 201, r.text);
+      const all = [first, ...results];
+      const given = all.map((r) => campaignPoints(r, budget.id));
+      assert.equal(given.reduce((a, b) => a + b, 0), 1000, JSON.stringify(given));
+      assert.equal(given.filter((g) => g > 0).length, 20);
+      assert.equal(all.filter((r) => campaignPoints(r, uses.id) > 0).length, 22);
+      const views = await Promise.all([budget, uses].map((c) => getCampaign(c.id)));
+      assert.deepEqual(
+        views.map((v) => [v.uses_count, v.points_awarded, v.status]),
+        [
+          [20, 1000, 'exhausted'],
+          [22, 22, 'exhausted'],
+        ],
+      );
+      assert.deepEqual(await shardTotals(budget.id), { n: 16, uses: 0, points: 0 });
+      assert.deepEqual(await shardTotals(uses.id), { n: 16, uses: 0, points: 0 });
+      await assertLedgerConsistent(t);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('an award that takes from its shard does not wait for the campaign row (no hot row)', async () => {
+    const programme = await createProgramme(t, p.id);
+    const c = await campaign(programme, { limits: { points_budget: 100_000, uses: 1000 } });
+    const [warm, card] = await cards(programme, 2);
+    assert.equal((await award(t, p, { card_id: warm, shop_id: shop, amount: 1 })).status, 201);
+    // Another session holds the campaign row as the slow path and an update take it.
+    const holder = new pg.Client({ connectionString: t.db.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from campaigns where id = $1 for no key update', [c.id]);
+      const res = await Promise.race([
+        award(t, p, { card_id: card, shop_id: shop, amount: 1 }),
+        new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 5000).unref()),
+      ]);
+      assert.notEqual(res, 'waited', 'the award waited for the campaign row');
+      assert.equal((res as Awaited<ReturnType<typeof award>>).status, 201);
+      assert.equal(campaignPoints(res as { body: any }, c.id), 7);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    assert.deepEqual(await shardTotals(c.id), { n: 16, uses: 1000 - 2, points: 100_000 - 14 });
+  });
+
+  it('lowering a budget below what shards hold: the shards go, the next award takes exactly what the new budget leaves', async () => {
+    const programme = await createProgramme(t, p.id);
+    const c = await campaign(programme, { effect: { type: 'bonus', value: 20 }, limits: { points_budget: 100 } });
+    const ids = await cards(programme, 6);
+    for (const card of ids.slice(0, 3)) assert.equal(campaignPoints(await award(t, p, { card_id: card, shop_id: shop, amount: 1 }), c.id), 20);
+    assert.equal((await shardTotals(c.id)).points, 40);
+    const put = await request(t.url, 'PUT', `/en/partners/campaigns/${c.id}`, { headers: bearer(p.token), json: { limits: { points_budget: 70 } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal((await shardTotals(c.id)).n, 0);
+    const rest = await Promise.all(ids.slice(3).map((card) => award(t, p, { card_id: card, shop_id: shop, amount: 1 })));
+    assert.deepEqual(rest.map((r) => campaignPoints(r, c.id)).sort((a, b) => a - b), [0, 0, 10]);
+    const view = await getCampaign(c.id);
+    assert.deepEqual([view.points_awarded, view.budget_left, view.status], [70, 0, 'exhausted']);
     await assertLedgerConsistent(t);
   });
 

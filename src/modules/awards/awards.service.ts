@@ -32,6 +32,7 @@ import { noEvents, type PartnerEventSink } from '../webhooks/webhooks.events.js'
 import {
   awardBasket,
   evaluateBasket,
+  MustGoAlone,
   previewView,
   type BasketContext,
   type BasketInput,
@@ -55,7 +56,8 @@ const CAMPAIGN_HINT_MS = 10_000;
 const MAX_CARD_BATCH = 32;
 
 /** An award, on `exec`: in a transaction already (`inTransaction`) or not. */
-type AwardStep = (exec: Executor, inTransaction: boolean) => Promise<Result<AwardView>>;
+/** `later`: not the first award of its transaction (awardTogether), so it holds the locks of those before it. */
+type AwardStep = (exec: Executor, inTransaction: boolean, later?: boolean) => Promise<Result<AwardView>>;
 
 /** A purchase as create answers it: the entry, its lines and where its points came from. */
 export interface AwardView extends TransactionView {
@@ -166,13 +168,13 @@ export class AwardsEngine {
       maxPoints: MAX_POINTS_PER_OPERATION,
       maxBalance: MAX_BALANCE,
     };
-    const engine = async (tx: Executor): Promise<Result<AwardView>> => {
+    const engine = async (tx: Executor, later = false): Promise<Result<AwardView>> => {
       const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
       if (!card) return cardNotFound();
       if (!card.shopOk) return shopNotFound();
       if (!card.programme.isActive) return programmeInactive();
       await this.ledger.expireDue(tx, card, now);
-      const result = await awardBasket(tx, partnerId, card, basketInput, now, { maxPoints: MAX_POINTS_PER_OPERATION, maxBalance: MAX_BALANCE });
+      const result = await awardBasket(tx, partnerId, card, basketInput, now, { maxPoints: MAX_POINTS_PER_OPERATION, maxBalance: MAX_BALANCE, mayWait: !later });
       if (!result.ok) return result;
       const r = result.value;
       const view: AwardView = {
@@ -185,13 +187,13 @@ export class AwardsEngine {
       if (r.tierMoved) await this.ledger.tierChanged(tx, card);
       return ok(view);
     };
-    const award: AwardStep = async (exec, inTransaction) => {
+    const award: AwardStep = async (exec, inTransaction, later = false) => {
       // Someone listens for the award (DESIGN.md §14): its event is written with it, so the
       // one statement gets a transaction around it. (Nobody listening: no query, from the cache.)
       if (!inTransaction && (await this.events.wants(exec, partnerId, 'transaction.created'))) return this.db.transaction((tx) => award(tx, true));
       // A basket, or a partner seen running campaigns a moment ago: straight to the engine
       // (which reads the campaigns afresh) instead of a one-statement attempt that would refuse.
-      if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));
       const result = await repo.award(exec, statement);
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
@@ -205,7 +207,9 @@ export class AwardsEngine {
         return ok(view);
       }
       if (result.campaigns) this.campaignPartners.remember(partnerId);
-      if (result.due || ((result.campaigns || result.debt || result.tiers) && result.shopOk && result.active)) return inTransaction ? engine(exec) : this.db.transaction(engine);
+      if (result.due || ((result.campaigns || result.debt || result.tiers) && result.shopOk && result.active)) {
+        return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));
+      }
       // Nothing was written: say why, in the order a client fixes things.
       if (!result.shopOk) return shopNotFound();
       if (!result.active) return programmeInactive();
@@ -260,13 +264,22 @@ export class AwardsEngine {
    * for all, each seeing the balance the one before left. Nobody is answered before that
    * commit; if it fails, nothing of it stays and KeyedBatches sends each again alone.
    */
-  private awardTogether(steps: AwardStep[]): Promise<Array<Result<AwardView>>> {
-    return this.db.transaction(async (tx) => {
-      const out: Array<Result<AwardView>> = [];
-      for (const step of steps) out.push(await step(tx, true));
-      return out;
-    });
+  private async awardTogether(steps: AwardStep[]): Promise<Array<Result<AwardView>> | undefined> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        const out: Array<Result<AwardView>> = [];
+        for (const [i, step] of steps.entries()) out.push(await step(tx, true, i > 0));
+        return out;
+      });
+    } catch (err) {
+      // An award after the first needed to wait for campaign limits (basket-award.ts): with
+      // the locks of the awards before it held, that wait could close a cycle. Nothing of the
+      // batch stayed; each goes alone.
+      if (err instanceof MustGoAlone) return undefined;
+      throw err;
+    }
   }
+
 
   /** Goods of a purchase or deduction of the partner returned (DESIGN.md §12; returns.ts). */
   async returnGoods(tx: Executor, partnerId: number, transactionId: number, input: ReturnInput): Promise<Result<TransactionView>> {

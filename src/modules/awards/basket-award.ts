@@ -4,12 +4,13 @@
 // that follows it with nothing else happening.
 //
 // Limits: per-customer ones are exact because the award holds the card's row lock. `uses`
-// and `points_budget` are read again under the campaign rows' locks (taken in ascending id
-// order, all in the first round, only for campaigns this award may apply — awards that share
-// no limited campaign never wait on each other); when those counters moved since the first
-// read, the basket is evaluated again with them — never a check here and an increment later. The counters are then written by the
-// purchase's own single statement.
-import type { Executor } from '../../infra/db/index.js';
+// and `points_budget` are taken from the campaign's limit shards (campaigns.tables.ts): from
+// the card's shard in one conditional statement while it has enough, otherwise under the
+// campaign rows' and every shard's locks, with the counters read again and the basket
+// evaluated again with them — never a check here and an increment later. The counters are
+// then written by the purchase's own single statement.
+import { sql } from 'drizzle-orm';
+import { pgErrorCode, type Executor } from '../../infra/db/index.js';
 import { fail, failOn, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount } from '../../shared/money.js';
 import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from './evaluate.js';
@@ -74,6 +75,19 @@ export interface BasketEvaluation {
 export interface Limits {
   maxPoints: number;
   maxBalance: number;
+  /**
+   * False when the award is not the first of its transaction (a card's batch): it holds the
+   * locks of the awards before it, so waiting for every shard of a campaign could close a
+   * cycle with another award — it throws MustGoAlone instead, and the batch goes one by one.
+   */
+  mayWait?: boolean;
+}
+
+/** Thrown (before any lock is waited for) by an award that may not wait: for a shard another transaction holds, or for the slow path. */
+export class MustGoAlone extends Error {
+  constructor() {
+    super('the award must run in a transaction of its own');
+  }
 }
 
 
@@ -224,42 +238,68 @@ export async function awardBasket(
   let { evaluation } = first.value;
   const { lines, campaigns } = first.value;
 
-  // Take `uses` and `points_budget` under the campaign rows' locks, in ONE global order
-  // (ascending id) across every round (DESIGN.md §12: two awards never deadlock on campaign
-  // rows). The first round locks, at once, every limited campaign this award could end up
-  // applying: those it applies, and — when a limited exclusive campaign closed the evaluation —
-  // those it skipped only because of that one (should the exclusive be used up under its
-  // lock, they apply in the next round). Everything else it skipped keeps its reason whatever
-  // the locked counters say (dates, shop, tier, conditions; a limit already used up when the
-  // campaigns were loaded stays so for this award: skipping it never over-gives), so a later
-  // round never needs a lock the first did not take — locking one in a later round, after
-  // higher ids, was the opposite order of another award's and deadlocked.
+  // Limits (`uses`, `points_budget`; campaigns.tables.ts). The fast path: every limited
+  // campaign the evaluation applies takes its use and points from the card's shard in ONE
+  // conditional statement, behind a savepoint — no hot row, awards of one campaign run side by
+  // side. It is tried only when the evaluation on the loaded counters cut no campaign to its
+  // budget; a shard that would run dry refuses, and the savepoint undoes the locks taken.
   const byId = new Map(campaigns.map((c) => [c.id, c]));
   const isLimited = (c: CampaignFacts) => c.limitUses !== null || c.pointsBudget !== null;
+  const limitedApplied = (e: Evaluation) => e.campaigns.filter((a) => isLimited(byId.get(a.campaignId)!));
+  const tooLargeFor = (e: Evaluation) => {
+    const debtPaid = Math.min(e.points, card.pointsDebt);
+    return e.points > limits.maxPoints || card.pointsBalance + e.points - debtPaid > limits.maxBalance;
+  };
+  let savepoint = false;
   const locked = new Set<number>();
+  const takes = limitedApplied(evaluation);
+  if (takes.length > 0 && !takes.some((a) => a.cutToBudget) && !tooLargeFor(evaluation)) {
+    await tx.execute(sql`savepoint award_limits`);
+    savepoint = true;
+    let took: boolean;
+    try {
+      took = await basket.takeFromShard(tx, card.id, takes.map((a) => ({ id: a.campaignId, points: a.points })), limits.mayWait !== false);
+    } catch (err) {
+      if (pgErrorCode(err) === '55P03') throw new MustGoAlone();
+      throw err;
+    }
+    if (!took) {
+      await tx.execute(sql`rollback to savepoint award_limits`);
+      savepoint = false;
+    }
+  }
+  // The slow path: the campaigns' rows and every shard locked, in ONE global order (campaign
+  // id, then shard) across every round (DESIGN.md §12: two awards never deadlock). The first
+  // round locks, at once, every limited campaign this award could end up applying: those it
+  // applies, and — when a limited exclusive campaign closed the evaluation — those it skipped
+  // only because of that one (should the exclusive be used up under its lock, they apply in
+  // the next round). Everything else it skipped keeps its reason whatever the locked counters
+  // say (dates, shop, tier, conditions; a limit already used up when the campaigns were loaded
+  // stays so for this award: skipping it never over-gives), so a later round never needs a
+  // lock the first did not take. Afterwards what is left is spread over the shards again.
   const candidates = (e: Evaluation) => {
     const applied = e.campaigns.map((a) => byId.get(a.campaignId)!);
     const closer = applied.findLast((c) => c.exclusive);
     const reopenable = closer && isLimited(closer) ? e.skipped.filter((s) => s.reason === 'exclusive').map((s) => byId.get(s.campaign_id)!) : [];
     return [...applied, ...reopenable].filter((c) => isLimited(c) && !locked.has(c.id)).map((c) => c.id);
   };
-  for (let round = 0; ; round++) {
+  for (let round = 0; !savepoint; round++) {
     const ids = candidates(evaluation);
     if (ids.length === 0) break;
+    if (limits.mayWait === false) throw new MustGoAlone();
     if (round >= MAX_ROUNDS) throw new Error('campaign limits did not settle');
-    const counters = await basket.lockCounters(tx, ids);
+    const current = await basket.lockLimits(tx, ids);
     let moved = false;
     for (const id of ids) {
       locked.add(id);
-      const current = counters.get(id);
+      const fresh = current.get(id);
       const c = byId.get(id)!;
-      if (!current) {
+      if (!fresh) {
         // Deleted meanwhile: it no longer applies.
         c.isActive = false;
         moved = true;
-      } else if (current.usesCount !== c.usesCount || current.pointsAwarded !== c.pointsAwarded) {
-        c.usesCount = current.usesCount;
-        c.pointsAwarded = current.pointsAwarded;
+      } else if (fresh.usesCount !== c.usesCount || fresh.pointsAwarded !== c.pointsAwarded || fresh.limitUses !== c.limitUses || fresh.pointsBudget !== c.pointsBudget) {
+        Object.assign(c, fresh);
         moved = true;
       }
     }
@@ -306,10 +346,31 @@ export async function awardBasket(
       points: items[i]!.points,
     })),
     sources: sourcesOf(lines, evaluation),
-    campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day, limited: locked.has(c.campaignId) })),
+    campaigns: evaluation.campaigns.map((c) => ({ id: c.campaignId, points: c.points, day: c.day })),
     tier: tier.state,
   });
-  if (!written) return receiptUsed(input.receiptNumber);
+  if (!written) {
+    // The receipt was used before: the limits taken on the fast path go back with the savepoint.
+    if (savepoint) await tx.execute(sql`rollback to savepoint award_limits`);
+    return receiptUsed(input.receiptNumber);
+  }
+  if (locked.size > 0) {
+    const given = new Map(evaluation.campaigns.map((a) => [a.campaignId, a.points]));
+    await basket.spreadLimits(
+      tx,
+      [...locked]
+        .map((id) => byId.get(id)!)
+        .filter((c) => c.isActive && isLimited(c))
+        .map((c) => {
+          const applied = given.has(c.id);
+          return {
+            id: c.id,
+            uses: c.limitUses === null ? null : c.limitUses - c.usesCount - (applied ? 1 : 0),
+            points: c.pointsBudget === null ? null : c.pointsBudget - c.pointsAwarded - (given.get(c.id) ?? 0),
+          };
+        }),
+    );
+  }
   const tierMoved = await settleTier(tx, card, tier, now);
   card.pointsBalance = balanceAfter;
   card.pointsDebt -= debtPaid;

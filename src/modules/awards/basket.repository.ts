@@ -145,8 +145,8 @@ export interface PurchaseWrite {
     points: number;
   }>;
   sources: Array<{ position: number; source: 'base' | 'tier' | 'campaign'; campaignId: number; ordinal: number; points: number }>;
-  /** Campaigns applied: one use each, and their points; `limited` ones (uses or budget) move their row, the others their shard. */
-  campaigns: Array<{ id: number; points: number; day: string; limited: boolean }>;
+  /** Campaigns applied: one use each, and their points, counted in the card's counter shard. */
+  campaigns: Array<{ id: number; points: number; day: string }>;
 }
 
 export interface BasketLoad {
@@ -239,16 +239,87 @@ export const basketRepository = {
   },
 
   /**
-   * Lock the campaigns whose limits an award is about to take (in id order, so that two
-   * awards cannot deadlock on them) and read their counters as they are now.
+   * The fast take of limits (campaigns.tables.ts): each limited campaign's use and points from
+   * the card's shard, all or nothing, and only while the shard keeps something (`left - n > 0`:
+   * a take here never uses a limit up). False when a shard is missing or would run dry — the
+   * caller's savepoint then undoes the row locks this took, before the slow path takes locks
+   * in the global order. The shards are locked in campaign id order: two awards never deadlock.
+   * `wait` false (an award that holds the locks of awards before it in its transaction): a
+   * shard locked by another transaction fails the statement at once (55P03) instead.
    */
-  async lockCounters(db: Executor, ids: number[]): Promise<Map<number, { usesCount: number; pointsAwarded: number }>> {
-    const rows = await executePrepared<{ id: number; uses: number; points: number }>(
+  async takeFromShard(db: Executor, cardId: number, takes: ReadonlyArray<{ id: number; points: number }>, wait = true): Promise<boolean> {
+    const ids = takes.map((t) => t.id);
+    const [row] = await executePrepared<{ ok: boolean }>(
       db,
-      sql`select c.id, ${totals.uses} as uses, ${totals.points} as points from campaigns c
-          where c.id = any(${intArray([...ids].sort((a, b) => a - b))}::int[]) order by c.id for update of c`,
+      sql`
+      with w as (
+        select * from unnest(${intArray(ids)}::int[], ${intArray(takes.map((t) => t.points))}::bigint[]) as w(id, points)
+      ), lk as (
+        select s.campaign_id, s.uses_left, s.points_left from campaign_limit_shards s
+        where s.campaign_id = any(${intArray(ids)}::int[]) and s.shard = ${cardId % CAMPAIGN_COUNTER_SHARDS}
+        order by s.campaign_id for update ${wait ? sql`` : sql`nowait`}
+      ), ok as (
+        select count(*) = ${takes.length} and coalesce(bool_and((lk.uses_left is null or lk.uses_left > 1) and (lk.points_left is null or lk.points_left > w.points)), false) as ok
+        from lk join w on w.id = lk.campaign_id
+      ), took as (
+        update campaign_limit_shards s set uses_left = s.uses_left - 1, points_left = s.points_left - w.points
+        from w where s.campaign_id = w.id and s.shard = ${cardId % CAMPAIGN_COUNTER_SHARDS} and (select ok from ok)
+        returning 1
+      )
+      select (select ok from ok) and (select count(*) from took) = ${takes.length} as ok`,
     );
-    return new Map(rows.map((r) => [Number(r.id), { usesCount: Number(r.uses), pointsAwarded: Number(r.points) }]));
+    return row?.ok === true;
+  },
+
+  /**
+   * The slow path (a shard ran dry, was never written, or the evaluation cut a campaign to its
+   * budget): lock the campaigns' rows (FOR NO KEY UPDATE: the counter rows' foreign-key checks
+   * of awards that hold a shard take KEY SHARE on them, and must not wait), then every shard of theirs, in one global order (campaign
+   * id, then shard), and read their limits and counters as they are now — in a statement of its
+   * own, so that it sees every award that held a shard while this waited. Deleted campaigns are
+   * absent from the answer.
+   */
+  async lockLimits(db: Executor, ids: number[]): Promise<Map<number, { limitUses: number | null; pointsBudget: number | null; usesCount: number; pointsAwarded: number }>> {
+    const sorted = intArray([...ids].sort((a, b) => a - b));
+    await executePrepared(db, sql`select c.id from campaigns c where c.id = any(${sorted}::int[]) order by c.id for no key update of c`);
+    await executePrepared(db, sql`select 1 from campaign_limit_shards s where s.campaign_id = any(${sorted}::int[]) order by s.campaign_id, s.shard for update`);
+    const rows = await executePrepared<{ id: number; limit_uses: number | null; points_budget: number | null; uses: number; points: number }>(
+      db,
+      sql`select c.id, c.limit_uses, c.points_budget, ${totals.uses} as uses, ${totals.points} as points from campaigns c
+          where c.id = any(${sorted}::int[]) and c.deleted_at is null`,
+    );
+    return new Map(
+      rows.map((r) => [
+        Number(r.id),
+        {
+          limitUses: r.limit_uses === null ? null : Number(r.limit_uses),
+          pointsBudget: r.points_budget === null ? null : Number(r.points_budget),
+          usesCount: Number(r.uses),
+          pointsAwarded: Number(r.points),
+        },
+      ]),
+    );
+  },
+
+  /**
+   * After a slow path, under the locks lockLimits took: what is left of each limit (after this
+   * award) spread evenly over the shards again — the borrowing that lets the next awards take
+   * from their own shard. Null: the campaign has no such limit.
+   */
+  async spreadLimits(db: Executor, left: ReadonlyArray<{ id: number; uses: number | null; points: number | null }>): Promise<void> {
+    if (left.length === 0) return;
+    const n = (v: number | null) => (v === null ? null : String(Math.max(0, v)));
+    await executePrepared(
+      db,
+      sql`
+      insert into campaign_limit_shards (campaign_id, shard, uses_left, points_left)
+      select c.id, g.shard, c.uses / ${CAMPAIGN_COUNTER_SHARDS} + (g.shard < c.uses % ${CAMPAIGN_COUNTER_SHARDS})::int,
+             c.points / ${CAMPAIGN_COUNTER_SHARDS} + (g.shard < c.points % ${CAMPAIGN_COUNTER_SHARDS})::int
+      from unnest(${intArray(left.map((l) => l.id))}::int[], ${textArray(left.map((l) => n(l.uses)))}::bigint[], ${textArray(left.map((l) => n(l.points)))}::bigint[]) as c(id, uses, points),
+           generate_series(0, ${CAMPAIGN_COUNTER_SHARDS - 1}) as g(shard)
+      order by c.id, g.shard
+      on conflict (campaign_id, shard) do update set uses_left = excluded.uses_left, points_left = excluded.points_left`,
+    );
   },
 
   /** The purchase in one statement; undefined when its receipt number was already used at the shop. */
@@ -257,8 +328,6 @@ export const basketRepository = {
     const L = w.lines;
     const S = w.sources;
     const C = w.campaigns;
-    const R = C.filter((c) => c.limited);
-    const U = C.filter((c) => !c.limited);
     const rows = await executePrepared<{ id: number }>(db, sql`
       with t as (
         insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
@@ -287,19 +356,12 @@ export const basketRepository = {
         insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points)
         select t.id, s.* from t, unnest(${intArray(S.map((s) => s.position))}::int[], ${textArray(S.map((s) => s.source))}::text[],
           ${intArray(S.map((s) => s.campaignId))}::int[], ${intArray(S.map((s) => s.ordinal))}::int[], ${intArray(S.map((s) => s.points))}::int[]) as s
-      ), locked as (
-        -- Limited campaigns (their rows were locked and read again by lockCounters): the row
-        -- moves. Every award takes these row locks in id order, so two cannot deadlock.
-        select id from campaigns where id = any(${intArray(R.map((c) => c.id))}::int[]) and exists (select 1 from t) order by id for update
-      ), counters as (
-        update campaigns set uses_count = campaigns.uses_count + 1, points_awarded = campaigns.points_awarded + c.points
-        from unnest(${intArray(R.map((c) => c.id))}::int[], ${intArray(R.map((c) => c.points))}::int[]) as c(id, points)
-        where campaigns.id = c.id and campaigns.id in (select id from locked)
       ), shards as (
-        -- Campaigns without uses or budget: the card's shard moves, no hot row to queue on.
+        -- Every applied campaign's counters: the card's shard, no hot row to queue on (limits
+        -- were taken from campaign_limit_shards before this statement).
         insert into campaign_counters (campaign_id, shard, uses, points)
         select c.id, ${w.cardId % CAMPAIGN_COUNTER_SHARDS}, 1, c.points
-        from t, unnest(${intArray(U.map((c) => c.id))}::int[], ${intArray(U.map((c) => c.points))}::int[]) as c(id, points)
+        from t, unnest(${intArray(C.map((c) => c.id))}::int[], ${intArray(C.map((c) => c.points))}::int[]) as c(id, points)
         order by c.id
         on conflict (campaign_id, shard) do update set uses = campaign_counters.uses + 1, points = campaign_counters.points + excluded.points
       ), uses as (

@@ -4,7 +4,7 @@
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../infra/db/index.js';
 import { campaignStatusSql, type CampaignStatus } from './campaign-status.js';
-import { campaigns, campaignTotalsSql } from './campaigns.tables.js';
+import { campaignLimitShards, campaigns, campaignTotalsSql } from './campaigns.tables.js';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type CampaignColumns = Omit<typeof campaigns.$inferInsert, 'id' | 'partnerId' | 'usesCount' | 'pointsAwarded' | 'deletedAt' | 'createdAt' | 'updatedAt'>;
@@ -30,10 +30,15 @@ export const campaignsRepository = {
     return row!;
   },
 
-  /** `lock`: for an update that checks the body against the stored row (a concurrent PUT waits, then sees this one's result). */
+  /**
+   * `lock`: for an update that checks the body against the stored row (a concurrent PUT waits,
+   * then sees this one's result). FOR NO KEY UPDATE, as the award's slow path takes it: an
+   * award's counter rows check their foreign key with KEY SHARE on this row, which FOR UPDATE
+   * would block while the award holds a limit shard this update waits for — a cycle.
+   */
   async find(db: Executor, partnerId: number, id: number, opts: { lock?: boolean } = {}): Promise<CampaignRow | undefined> {
     const query = db.select(withTotals).from(campaigns).where(owned(partnerId, id));
-    const [row] = opts.lock ? await query.for('update') : await query;
+    const [row] = opts.lock ? await query.for('no key update') : await query;
     return row;
   },
 
@@ -84,6 +89,15 @@ export const campaignsRepository = {
       .where(owned(partnerId, id))
       .returning({ id: campaigns.id });
     return row && this.find(db, partnerId, id);
+  },
+
+  /**
+   * A change of `limit_uses` or `points_budget`: the limit shards go (in the update's
+   * transaction, under the campaign row's lock; deleting them waits for every award that took
+   * from one). The next award finds none and spreads what the new limits leave, exactly.
+   */
+  async clearLimitShards(db: Executor, id: number): Promise<void> {
+    await db.delete(campaignLimitShards).where(eq(campaignLimitShards.campaignId, id));
   },
 
   /** Also inactive, so that a reader which forgets deleted_at still skips it. */

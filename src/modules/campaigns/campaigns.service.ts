@@ -277,8 +277,13 @@ export class CampaignsService {
       const endsAt = input.ends_at === undefined ? existing.endsAt : input.ends_at === null ? null : new Date(input.ends_at);
       const counted = programme === existing.partnerCardId && notEnded(existing.endsAt, now);
       if (notEnded(endsAt, now) && !counted && !(await this.quotaLeft(tx, programme, now, id))) return tooMany();
-      const row = await repo.update(tx, partnerId, id, columnsOf(input), now);
-      return row ? ok(campaignView(row, now)) : campaignNotFound();
+      const columns = columnsOf(input);
+      const row = await repo.update(tx, partnerId, id, columns, now);
+      if (!row) return campaignNotFound();
+      if ((columns.limitUses !== undefined && columns.limitUses !== existing.limitUses) || (columns.pointsBudget !== undefined && columns.pointsBudget !== existing.pointsBudget)) {
+        await repo.clearLimitShards(tx, id);
+      }
+      return ok(campaignView(row, now));
     });
   }
 

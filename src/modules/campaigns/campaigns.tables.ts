@@ -3,14 +3,20 @@
 // points ledger its transactional shell).
 //
 // A campaign's counters are its row's `uses_count` / `points_awarded` plus the sum of its
-// `campaign_counters` shards (campaignTotalsSql). An award of a campaign with `uses` or
-// `points_budget` moves the row, under the row's lock, after reading it again under that
-// lock (never read-then-write): that makes the limits exact. An award of a campaign without
-// them moves the shard of its card (card id mod 16) instead, so that the awards of a popular
-// unlimited campaign do not queue on one row; returns give back through the shards too. A
-// limit set on a running campaign therefore counts everything given before it (the shards
-// are part of the total). Per-customer limits count in `campaign_card_uses` under the card's
-// row lock, which every award holds anyway.
+// `campaign_counters` shards (campaignTotalsSql). Every award moves the shard of its card
+// (card id mod 16), so that the awards of a popular campaign do not queue on one row;
+// returns give back through the shards too. A limit set on a running campaign therefore
+// counts everything given before it (the shards are part of the total).
+//
+// Limits (`limit_uses`, `points_budget`) are taken from `campaign_limit_shards`: what is
+// left of each, split over 16 rows. An award takes from its card's row in one conditional
+// UPDATE (`left - n > 0`, so a row-level take never uses a limit up); when that row runs dry
+// the award locks the campaign row and every shard (in one global order), reads the exact
+// counters, takes what is left and spreads the rest evenly again (borrowing). The shards
+// hold never more than `limit - counters` (a return frees budget in the counters; the next
+// spread hands it out), so a limit is never exceeded, and a campaign is used up only under
+// the campaign row's lock — one `campaign.exhausted`. Per-customer limits count in
+// `campaign_card_uses` under the card's row lock, which every award holds anyway.
 //
 // shop_ids / tier_ids / product_ids / category_ids are id arrays, as offers have them: `[]`
 // means "all", so a deleted shop must not widen a campaign to every shop.
@@ -117,6 +123,25 @@ export const campaignCounters = pgTable(
     points: bigint({ mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.shard] })],
+);
+
+/**
+ * What is left of a limited campaign's `limit_uses` / `points_budget`, split over
+ * CAMPAIGN_COUNTER_SHARDS rows (see the header); null where the campaign has no such limit.
+ * Their sum is at most the limit minus the counters; rows are written again whenever the
+ * limits change (deleted) or a row runs dry (spread evenly again).
+ */
+export const campaignLimitShards = pgTable(
+  'campaign_limit_shards',
+  {
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    shard: smallint().notNull(),
+    usesLeft: bigint('uses_left', { mode: 'number' }),
+    pointsLeft: bigint('points_left', { mode: 'number' }),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.shard] }), check('campaign_limit_shards_left', sql`${t.usesLeft} >= 0 and ${t.pointsLeft} >= 0`)],
 );
 
 /**

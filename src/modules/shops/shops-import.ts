@@ -7,29 +7,8 @@ import { t, type Locale, type MessageKey, type MessageParams } from '../../share
 import type { ShopFields, ShopRow } from './shops.repository.js';
 import { fieldsOf, type ShopInput, type ShopView } from './shops.service.js';
 
-/** At most this many rows in one import. */
-export const MAX_IMPORT_ROWS = 5000;
-/** The largest import body (raw CSV, JSON or the multipart file), bytes. */
-export const MAX_IMPORT_BYTES = 2 * 1024 * 1024;
-
-/** The export's columns, in order: `id` and every field of the shop record. */
-export const SHOP_CSV_COLUMNS = [
-  'id',
-  'name',
-  'code',
-  'address',
-  'city',
-  'country',
-  'postal_code',
-  'phone',
-  'email',
-  'lat',
-  'lng',
-  'opening_hours',
-  'is_active',
-  'created_at',
-  'updated_at',
-] as const;
+export { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, SHOP_CSV_COLUMNS } from './shops.limits.js';
+import { MAX_IMPORT_ROWS, SHOP_CSV_COLUMNS } from './shops.limits.js';
 type Column = (typeof SHOP_CSV_COLUMNS)[number];
 /** Columns an import reads back but never writes (the service keeps these). */
 const READ_ONLY: ReadonlySet<string> = new Set(['created_at', 'updated_at', 'partner_id']);

@@ -2,8 +2,7 @@
 // search, analytics and the import report. They become the OpenAPI document.
 import { Type, type TSchema } from 'typebox';
 import { DateTime, Name } from '../../shared/schemas.js';
-import { DEFAULT_ANALYTICS_DAYS, MAX_ANALYTICS_DAYS } from './shops.service.js';
-import { MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, SHOP_CSV_COLUMNS } from './shops-import.js';
+import { DEFAULT_ANALYTICS_DAYS, MAX_ANALYTICS_DAYS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, SHOP_CSV_COLUMNS } from './shops.limits.js';
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
 

@@ -105,9 +105,8 @@ export interface NearbyShop extends ShopView {
 
 // ---- analytics -------------------------------------------------------------------------
 
-/** The longest analytics window, in days (both ends included). */
-export const MAX_ANALYTICS_DAYS = 366;
-export const DEFAULT_ANALYTICS_DAYS = 30;
+import { DEFAULT_ANALYTICS_DAYS, MAX_ANALYTICS_DAYS } from './shops.limits.js';
+export { DEFAULT_ANALYTICS_DAYS, MAX_ANALYTICS_DAYS };
 const DAY_MS = 86_400_000;
 
 export interface AnalyticsDay {
