@@ -1,6 +1,12 @@
-// HTTP benchmark (`npm run bench:http`): requests/s of an authenticated
-// `POST /en/shop/validate-credentials` on the real Loyalty server against a bare Fastify 5
-// route, in the same run, with the same load (autocannon, 32 connections by default).
+// HTTP benchmark (`npm run bench:http`): requests/s of authenticated requests on the real
+// Loyalty server against a bare Fastify 5 route, in the same run, with the same load
+// (autocannon, 32 connections by default). Two authenticated requests, as users send them:
+//   API key:  `POST /en/shop/validate-credentials` (X-API-Key + X-API-Secret), a till;
+//   bearer:   `GET /en/partners/auth/me` (a partner's JWT), the console (one partner read).
+// Rate limits are ON, as users run: every connection (a till, a console) has its own API key
+// and its own partner token, so each is limited under its own key; the per-key limits are
+// raised (RATE_LIMIT_{API,PARTNER}_PER_MINUTE/_PER_HOUR) so that the load is never refused —
+// every request still takes its points from the limiter (in Redis when REDIS_URL is set).
 //
 // Each server runs in its own child process, so the load generator (this process) and the
 // server under test each get a core of a 2-core machine. The servers are loaded one at a
@@ -26,7 +32,9 @@
 //   DATABASE_URL            use PostgreSQL: a scratch database (BENCH_DATABASE, default
 //                           loyalty_bench) is dropped, created, seeded, and dropped at the end.
 //                           Without it, a fresh embedded PGlite in a temporary directory.
-//   REDIS_URL               passed through to Loyalty when set (limits are off either way).
+//   REDIS_URL               passed through to Loyalty when set (the rate limiter counts there).
+//   BENCH_RATE_LIMITS=off   the old setting: RATE_LIMIT_DISABLED=true (no limiter at all)
+//   BENCH_BEARER=0          measure the API-key request only
 //
 // Exits 1 if a single response is not 2xx, or on connection errors or timeouts.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -68,6 +76,18 @@ const settings = {
   databaseUrl: env.DATABASE_URL?.trim() || undefined,
   databaseName: env.BENCH_DATABASE?.trim() || 'loyalty_bench',
   redisUrl: env.REDIS_URL?.trim() || undefined,
+  rateLimits: (env.BENCH_RATE_LIMITS ?? 'on').trim().toLowerCase() !== 'off',
+  bearer: (env.BENCH_BEARER ?? '1').trim() !== '0',
+};
+
+/** Per key (API key or token): high enough that the benchmark's load is never refused. */
+const RAISED_LIMITS = {
+  RATE_LIMIT_API_PER_MINUTE: '1000000',
+  RATE_LIMIT_API_PER_HOUR: '10000000',
+  RATE_LIMIT_PARTNER_PER_MINUTE: '1000000',
+  RATE_LIMIT_PARTNER_PER_HOUR: '10000000',
+  // The benchmark signs in once per connection, from one address.
+  RATE_LIMIT_IP_PER_MINUTE: '1000',
 };
 
 const STARTUP_TIMEOUT_MS = 120_000;
@@ -231,6 +251,7 @@ async function waitForQuiet(label: string): Promise<void> {
 interface Sample {
   rps: number;
   p50: number;
+  p95: number;
   p99: number;
   ok: number;
   wall: number;
@@ -240,10 +261,13 @@ interface Sample {
 }
 
 interface Target {
-  id: 'bare' | 'loyalty' | 'loyalty_warn' | 'loyalty_info';
+  id: 'bare' | 'loyalty' | 'loyalty_warn' | 'loyalty_info' | 'loyalty_bearer';
   label: string;
   url: string;
+  method: 'GET' | 'POST';
   headers: Record<string, string>;
+  /** Headers of connection n (its own API key or token); `headers` when absent. */
+  perConnection?: Array<Record<string, string>>;
   child: Child;
   samples: Sample[];
 }
@@ -259,15 +283,36 @@ function assertClean(label: string, phase: string, r: Result): void {
   );
 }
 
-const loadOf = (t: Target, duration: number) => ({
-  url: t.url,
-  method: 'POST',
-  headers: t.headers,
-  connections: settings.connections,
-  pipelining: 1,
-  timeout: 10,
-  duration,
-});
+/** autocannon's client, as far as setupClient uses it. */
+interface LoadClient {
+  setHeaders(headers: Record<string, string>): void;
+  on(event: 'response', listener: (status: number, bytes: number, ms: number) => void): void;
+}
+
+/**
+ * The load of one run: connection n sends target's headers n. `latencies` collects every
+ * response time in ms (autocannon's own percentiles have 1 ms steps and no p95).
+ */
+const loadOf = (t: Target, duration: number, latencies?: number[]) => {
+  let n = 0;
+  return {
+    url: t.url,
+    method: t.method,
+    headers: t.headers,
+    connections: settings.connections,
+    pipelining: 1,
+    timeout: 10,
+    duration,
+    setupClient: (client: LoadClient) => {
+      const own = t.perConnection?.[n++ % t.perConnection.length];
+      if (own) client.setHeaders(own);
+      if (latencies) client.on('response', (_status, _bytes, ms) => latencies.push(ms));
+    },
+  };
+};
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function warmUp(t: Target): Promise<void> {
   if (settings.warmup === 0) return;
@@ -277,12 +322,13 @@ async function warmUp(t: Target): Promise<void> {
 
 /** Run `fn` with every other server frozen. */
 async function alone<T>(t: Target, all: Target[], fn: () => Promise<T>): Promise<T> {
-  const others = all.filter((o) => o !== t);
-  for (const o of others) freeze(o.child, true);
+  // Targets served by one server (API key and bearer) share its process.
+  const others = [...new Set(all.filter((o) => o.child !== t.child).map((o) => o.child))];
+  for (const o of others) freeze(o, true);
   try {
     return await fn();
   } finally {
-    for (const o of others) freeze(o.child, false);
+    for (const o of others) freeze(o, false);
   }
 }
 
@@ -294,16 +340,19 @@ async function sample(t: Target, round: number): Promise<void> {
   const machine0 = machineBusySeconds();
   const load0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  const r = await autocannon(loadOf(t, settings.duration));
+  const latencies: number[] = [];
+  const r = await autocannon(loadOf(t, settings.duration, latencies));
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const server1 = processCpuSeconds(t.child.proc.pid);
   const machine1 = machineBusySeconds();
   const load = process.cpuUsage(load0);
   assertClean(t.label, `measured run${of}`, r);
+  latencies.sort((a, b) => a - b);
   t.samples.push({
     rps: r.requests.mean,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
     ok: r['2xx'],
     wall,
     serverCpu: server0 !== undefined && server1 !== undefined ? server1 - server0 : undefined,
@@ -313,8 +362,13 @@ async function sample(t: Target, round: number): Promise<void> {
 }
 
 /** One request by hand before loading: the exact answer, not only a status count. */
-async function checkOnce(url: string, headers: Record<string, string>, check: (status: number, body: unknown) => string | undefined) {
-  const res = await fetch(url, { method: 'POST', headers });
+async function checkOnce(
+  url: string,
+  headers: Record<string, string>,
+  check: (status: number, body: unknown) => string | undefined,
+  method: 'GET' | 'POST' = 'POST',
+) {
+  const res = await fetch(url, { method, headers });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -323,7 +377,7 @@ async function checkOnce(url: string, headers: Record<string, string>, check: (s
     // the check reports it
   }
   const problem = check(res.status, body);
-  if (problem) throw new Error(`POST ${url} → ${res.status} ${text.slice(0, 500)}: ${problem}`);
+  if (problem) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 500)}: ${problem}`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -338,18 +392,51 @@ async function startBare(tmp: string): Promise<Target> {
   // The same request headers as the Loyalty requests, so both servers parse the same request.
   const headers = { 'x-api-key': 'lk_bench', 'x-api-secret': 'lsk_bench' };
   await checkOnce(url, headers, (status) => (status === 200 ? undefined : 'expected 200'));
-  return { id: 'bare', label: 'bare Fastify POST /', url, headers, child, samples: [] };
+  return { id: 'bare', label: 'bare Fastify POST /', url, method: 'POST', headers, child, samples: [] };
 }
 
 interface Credentials {
   key: string;
   secret: string;
+  partnerEmail: string;
+  partnerPassword: string;
 }
 
 function parseCredentials(text: string): Credentials | undefined {
   const key = /^\s*API key:\s+(\S+)/m.exec(text)?.[1];
   const secret = /^\s*API secret:\s+(\S+)/m.exec(text)?.[1];
-  return key && secret ? { key, secret } : undefined;
+  const partner = /^\s*Partner:\s+(\S+) \/ (\S+)/m.exec(text);
+  return key && secret && partner ? { key, secret, partnerEmail: partner[1]!, partnerPassword: partner[2]! } : undefined;
+}
+
+async function call(base: string, method: string, url: string, headers: Record<string, string>, json?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { ...headers, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text.slice(0, 500)}`);
+  return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+}
+
+/**
+ * One API key and one partner token per connection, as many tills and consoles send: each is
+ * rate-limited under its own key. Made once, on the first instance (the others share them on
+ * PostgreSQL; on PGlite each instance has its own database and makes its own).
+ */
+async function clientCredentials(base: string, creds: Credentials, n: number) {
+  const tokens: string[] = [];
+  const keys: Array<{ key: string; secret: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const signedIn = await call(base, 'POST', '/en/partners/auth/login', {}, { email: creds.partnerEmail, password: creds.partnerPassword });
+    tokens.push(String(signedIn.token));
+  }
+  for (let i = 0; i < n; i++) {
+    const made = await call(base, 'POST', '/en/partners/api-keys', { authorization: `Bearer ${tokens[0]}` }, { name: `bench till ${i + 1}` });
+    keys.push({ key: String(made.key), secret: String(made.secret) });
+  }
+  return { tokens, keys };
 }
 
 interface Store {
@@ -401,7 +488,7 @@ async function startLoyalty(tmp: string, store: Store, logLevel: 'warn' | 'info'
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: '0',
-    RATE_LIMIT_DISABLED: 'true',
+    ...(settings.rateLimits ? RAISED_LIMITS : { RATE_LIMIT_DISABLED: 'true' }),
     LOG_LEVEL: logLevel,
     WEB_CONCURRENCY: String(settings.webConcurrency),
   });
@@ -416,7 +503,8 @@ async function startLoyalty(tmp: string, store: Store, logLevel: 'warn' | 'info'
     if (!creds) throw new Error(`Loyalty printed no demo API key/secret\n${describeFailure(child)}`);
     return { port, creds };
   });
-  const url = `http://127.0.0.1:${port}/en/shop/validate-credentials`;
+  const base = `http://127.0.0.1:${port}`;
+  const url = `${base}/en/shop/validate-credentials`;
   const headers = { 'x-api-key': creds.key, 'x-api-secret': creds.secret };
   await checkOnce(url, headers, (status, body) => {
     const b = body as { success?: unknown; data?: { valid?: unknown } } | undefined;
@@ -425,15 +513,39 @@ async function startLoyalty(tmp: string, store: Store, logLevel: 'warn' | 'info'
   await checkOnce(url, { ...headers, 'x-api-secret': `${creds.secret}x` }, (status) =>
     status === 401 ? undefined : 'a wrong secret must be refused with 401',
   );
+  const clients = await clientCredentials(base, creds, settings.connections);
+  const apiHeadersOf = (k: { key: string; secret: string }) => ({ 'x-api-key': k.key, 'x-api-secret': k.secret });
+  const main = logLevel === settings.logLevel;
   const target: Target = {
-    id: logLevel === settings.logLevel ? 'loyalty' : `loyalty_${logLevel}`,
-    label: `Loyalty POST /en/shop/validate-credentials, LOG_LEVEL=${logLevel}`,
+    id: main ? 'loyalty' : `loyalty_${logLevel}`,
+    label: `Loyalty POST /en/shop/validate-credentials (API key), LOG_LEVEL=${logLevel}`,
     url,
+    method: 'POST',
     headers,
+    perConnection: clients.keys.map(apiHeadersOf),
     child,
     samples: [],
   };
-  return { target, creds };
+  let bearer: Target | undefined;
+  if (main && settings.bearer) {
+    const meUrl = `${base}/en/partners/auth/me`;
+    const bearerHeaders = clients.tokens.map((token) => ({ authorization: `Bearer ${token}` }));
+    await checkOnce(meUrl, bearerHeaders[0]!, (status, body) => {
+      const b = body as { success?: unknown; data?: { email?: unknown } } | undefined;
+      return status === 200 && b?.success === true && b.data?.email === creds.partnerEmail ? undefined : 'expected 200 with the partner';
+    }, 'GET');
+    bearer = {
+      id: 'loyalty_bearer',
+      label: `Loyalty GET /en/partners/auth/me (bearer), LOG_LEVEL=${logLevel}`,
+      url: meUrl,
+      method: 'GET',
+      headers: bearerHeaders[0]!,
+      perConnection: bearerHeaders,
+      child,
+      samples: [],
+    };
+  }
+  return { target, bearer, creds };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -444,8 +556,9 @@ interface Summary {
   url: string;
   /** Mean of the per-second request counts (autocannon's Req/Sec average), averaged over rounds. */
   rps: number;
-  /** Latency percentiles in ms (autocannon's resolution is 1 ms); the median over rounds. */
+  /** Latency percentiles in ms, of every response of a round; the median over rounds. */
   p50: number;
+  p95: number;
   p99: number;
   ok: number;
   /** Share of one core the server used while measured. */
@@ -482,6 +595,7 @@ function summarise(t: Target): Summary {
     url: t.url,
     rps: mean(s.map((x) => x.rps)),
     p50: median(s.map((x) => x.p50)),
+    p95: median(s.map((x) => x.p95)),
     p99: median(s.map((x) => x.p99)),
     ok,
     serverCpu: serverTotal === undefined ? undefined : serverTotal / wall,
@@ -497,12 +611,13 @@ const pct = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(
 const round = (n: number | undefined, digits: number) => (n === undefined ? null : Math.round(n * 10 ** digits) / 10 ** digits);
 
 function table(rows: Summary[]): string {
-  const head = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU', 'CPU µs/req', 'autocannon CPU', 'other CPU'];
+  const head = ['target', 'req/s (mean)', 'p50 ms', 'p95 ms', 'p99 ms', '2xx', 'non-2xx', 'server CPU', 'CPU µs/req', 'autocannon CPU', 'other CPU'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.rps),
-    String(r.p50),
-    String(r.p99),
+    r.p50.toFixed(2),
+    r.p95.toFixed(2),
+    r.p99.toFixed(2),
     fmt(r.ok),
     '0',
     pct(r.serverCpu),
@@ -518,8 +633,9 @@ function table(rows: Summary[]): string {
 const jsonOf = (r: Summary) => ({
   url: r.url,
   rps: round(r.rps, 1),
-  p50_ms: r.p50,
-  p99_ms: r.p99,
+  p50_ms: round(r.p50, 2),
+  p95_ms: round(r.p95, 2),
+  p99_ms: round(r.p99, 2),
   requests_2xx: r.ok,
   non2xx: 0,
   server_cpu: round(r.serverCpu, 2),
@@ -560,7 +676,9 @@ async function main() {
       `${settings.rounds > 1 ? ` × ${settings.rounds} alternating rounds` : ''}, after ${settings.warmup} s of warm-up`);
     say(`  node ${process.version}, Fastify ${fastifyVersion}, ${cpus} CPU(s) (${os.cpus()[0]?.model ?? 'unknown model'})`);
     say(`  Loyalty: ${settings.loyaltyEntry}, ${store.label}, Redis ${settings.redisUrl ? 'on' : 'off'}, NODE_ENV=production, metrics on`);
-    say(`  non-default settings: RATE_LIMIT_DISABLED=true` +
+    say(`  non-default settings: ${settings.rateLimits
+      ? `rate limits ON, one API key and one partner token per connection, ${Object.entries(RAISED_LIMITS).map(([k, v]) => `${k}=${v}`).join(' ')}`
+      : 'RATE_LIMIT_DISABLED=true'}` +
       `${settings.webConcurrency > 1 ? `, WEB_CONCURRENCY=${settings.webConcurrency} (server CPU columns count the supervisor only)` : ''}` +
       `${settings.logLevel !== 'info' ? `, LOG_LEVEL=${settings.logLevel}` : ''}`);
     say(`  Loyalty logs at LOG_LEVEL=${settings.logLevel} (stdout to a file)` +
@@ -572,7 +690,8 @@ async function main() {
     const bare = await startBare(tmp);
     const loyalty = await startLoyalty(tmp, store, settings.logLevel, undefined);
     const quiet = settings.alsoWarn && settings.logLevel !== 'warn' ? (await startLoyalty(tmp, store, 'warn', loyalty.creds)).target : undefined;
-    const targets = [bare, loyalty.target, ...(quiet ? [quiet] : [])];
+    const bearer = loyalty.bearer;
+    const targets = [bare, loyalty.target, ...(bearer ? [bearer] : []), ...(quiet ? [quiet] : [])];
 
     for (const t of targets) await alone(t, targets, () => warmUp(t));
     for (let r = 1; r <= settings.rounds; r++) {
@@ -581,8 +700,12 @@ async function main() {
     }
     await stopAll();
 
-    const [b, l, i] = targets.map(summarise) as [Summary, Summary, Summary | undefined];
+    const b = summarise(bare);
+    const l = summarise(loyalty.target);
+    const br = bearer ? summarise(bearer) : undefined;
+    const i = quiet ? summarise(quiet) : undefined;
     const ratio = l.rps / b.rps;
+    const ratioBearer = br ? br.rps / b.rps : undefined;
     const cpuRatio = b.usPerRequest !== undefined && l.usPerRequest !== undefined ? b.usPerRequest / l.usPerRequest : undefined;
     const ratioWarn = i ? i.rps / b.rps : undefined;
     const logBytes = statSync(loyalty.target.child.stdoutFile).size;
@@ -590,9 +713,16 @@ async function main() {
     say('');
     say(table(targets.map(summarise)));
     say('');
-    say(`ratio Loyalty/bare, requests/s: ${ratio.toFixed(2)}   (aim: >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
+    say(`ratio Loyalty (API key)/bare, requests/s: ${ratio.toFixed(2)}   (aim: >= 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);
     if (settings.rounds > 1) {
       say(`  per round: ${l.perRound.map((x, k) => (x / b.perRound[k]!).toFixed(2)).join(', ')}`);
+    }
+    if (br && ratioBearer !== undefined) {
+      say(`ratio Loyalty (bearer, one partner read)/bare, requests/s: ${ratioBearer.toFixed(2)}   (aim: >= 0.50: ${ratioBearer >= 0.5 ? 'met' : 'NOT met'})`);
+      if (settings.rounds > 1) say(`  per round: ${br.perRound.map((x, k) => (x / b.perRound[k]!).toFixed(2)).join(', ')}`);
+      if (br.usPerRequest !== undefined && b.usPerRequest !== undefined) {
+        say(`server CPU per request, bare/Loyalty bearer: ${(b.usPerRequest / br.usPerRequest).toFixed(2)}   (${fmt(b.usPerRequest, 1)} vs ${fmt(br.usPerRequest, 1)} µs)`);
+      }
     }
     if (cpuRatio !== undefined) {
       say(`server CPU per request, bare/Loyalty: ${cpuRatio.toFixed(2)}   (${fmt(b.usPerRequest!, 1)} vs ${fmt(l.usPerRequest!, 1)} µs)`);
@@ -602,11 +732,11 @@ async function main() {
     const noisy = targets.map(summarise).filter((r) => (r.otherCpu ?? 0) > 0.15);
     if (noisy.length > 0) {
       say(`warning: other work kept ${noisy.map((r) => pct(r.otherCpu)).join(' / ')} of a core busy during ` +
-        `${noisy.map((r) => r.label.split(' POST')[0]).join(' / ')}: requests/s are disturbed ` +
+        `${noisy.map((r) => r.label.replace(/ (POST|GET) .*/, '')).join(' / ')}: requests/s are disturbed ` +
         '(CPU µs/req much less so); prefer a quiet machine, BENCH_QUIET_WAIT or BENCH_ROUNDS');
     }
     if (b.loadCpu > 0.9) say('note: autocannon used about a full core during the bare run: that figure is partly load-generator bound');
-    say('CPU columns: share of one core; "other" = everything but the server and autocannon. Latency resolution: 1 ms.');
+    say('CPU columns: share of one core; "other" = everything but the server and autocannon (PostgreSQL and Redis count there).');
     say('');
     say(JSON.stringify({
       bench: 'http',
@@ -620,12 +750,15 @@ async function main() {
       store: settings.databaseUrl ? 'postgresql' : 'pglite',
       redis: settings.redisUrl !== undefined,
       log_level: settings.logLevel,
+      rate_limits: settings.rateLimits,
       web_concurrency: settings.webConcurrency,
       log_bytes: logBytes,
       bare: jsonOf(b),
       loyalty: jsonOf(l),
+      ...(br ? { loyalty_bearer: jsonOf(br) } : {}),
       ...(i ? { loyalty_warn: jsonOf(i) } : {}),
       ratio: round(ratio, 3),
+      ...(ratioBearer !== undefined ? { ratio_bearer: round(ratioBearer, 3) } : {}),
       cpu_per_request_ratio: round(cpuRatio, 3),
       ...(ratioWarn !== undefined ? { ratio_warn: round(ratioWarn, 3) } : {}),
     }));

@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { createContext, type Context } from './context.js';
 import type { Database } from './infra/db/index.js';
 import authPlugin from './infra/auth.js';
+import { AccountStatusCache } from './infra/account-cache.js';
 import httpCore, { clientErrorHandler, frameworkErrors, requestLogSerializer } from './infra/http-core.js';
 import { proxyTrust } from './infra/client-address.js';
 import { Idempotency } from './infra/idempotency.js';
@@ -131,6 +132,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   const { services } = context;
   await services.apiKeys.start();
+  // Bearer requests: whether the token's account may still act, per node (infra/account-cache.ts).
+  const accounts = new AccountStatusCache(context.database, {
+    admin: (id) => services.admin.exists(id),
+    partner: (id) => services.partners.isActive(id),
+    customer: (id) => services.customers.exists(id),
+  });
+  await accounts.start();
   await context.tokens.revocations?.start();
   let migrated = true;
   const system = new SystemService({
@@ -156,9 +164,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     tokens: context.tokens,
     apiKeys: services.apiKeys,
     accounts: {
-      admin: (id) => services.admin.exists(id),
-      partner: (id) => services.partners.isActive(id),
-      customer: (id) => services.customers.exists(id),
+      admin: (id) => accounts.isActive('admin', id),
+      partner: (id) => accounts.isActive('partner', id),
+      customer: (id) => accounts.isActive('customer', id),
     },
     rateLimiter,
     rateLimit: config.rateLimit,

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
+import { ACCOUNTS_CHANNEL } from '../src/infra/account-cache.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createAdmin, createPartner, type AdminFixture, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request, type Response } from './helpers/http.js';
@@ -254,7 +255,14 @@ describe('bearer tokens on partner routes', () => {
   it('refuses the token of a suspended partner with 401, and its login and API key too', async () => {
     const suspended = await createPartner(t);
     assert.equal((await shops(bearer(suspended.token))).status, 200);
+    // The node remembers that the partner may act; the suspension reaches it as the database's
+    // notification when it commits (infra/account-cache.ts). Heard here through the same
+    // connection, after the node's own listener: the next request is refused.
+    let heardIt = () => undefined as void;
+    const heard = new Promise<void>((resolve) => (heardIt = resolve));
+    await t.app.context.database.listen(ACCOUNTS_CHANNEL, (payload) => payload === `partner ${suspended.id}` && heardIt(), () => undefined);
     await t.app.context.database.db.execute(sql`update partners set status = 'suspended' where id = ${suspended.id}`);
+    await heard;
 
     assertError(await shops(bearer(suspended.token)), 401, 'INVALID_CREDENTIALS', 'token');
     const login = await request(t.url, 'POST', '/en/partners/auth/login', { json: { email: suspended.email, password: suspended.password } });

@@ -2,10 +2,14 @@
 //
 // Every API request authenticates, so the lookup is cached in process. A revoke must
 // still take effect at once: it removes the entry on this node synchronously and
-// NOTIFYs the others through the database, delivered when the revoke commits. While a
-// node is not listening (connection lost) it does not cache at all. A generation
-// counter stops a lookup that raced with a revoke from re-caching the stale row.
+// NOTIFYs the others through the database, delivered when the revoke commits. A cached
+// entry also carries its partner's status, name and limits: a change to those (an operator
+// suspending the partner) drops the partner's entries on every node through the database's
+// own notification (infra/account-cache.ts). While a node is not listening (connection
+// lost) it does not cache at all. A generation counter stops a lookup that raced with a
+// revoke from re-caching the stale row.
 import type { Static } from 'typebox';
+import { ACCOUNTS_CHANNEL, parseAccountChange } from '../../infra/account-cache.js';
 import type { ApiKeyAuthenticator, ApiPrincipal } from '../../infra/auth.js';
 import type { Database, Executor } from '../../infra/db/index.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -31,17 +35,35 @@ const view = (row: ApiKeyRow): ApiKeyView => ({ id: row.id, name: row.name, key:
 
 export class ApiKeysService implements ApiKeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  private listening = false;
+  /** Cached entries are trusted only while both channels are heard. */
+  private listeningKeys = false;
+  private listeningAccounts = false;
   private generation = 0;
 
   constructor(private readonly database: Database) {}
+
+  private get listening(): boolean {
+    return this.listeningKeys && this.listeningAccounts;
+  }
 
   async start(): Promise<void> {
     await this.database.listen(
       API_KEYS_CHANNEL,
       (key) => this.invalidate(key),
       (listening) => {
-        this.listening = listening;
+        this.listeningKeys = listening;
+        this.invalidate();
+      },
+    );
+    await this.database.listen(
+      ACCOUNTS_CHANNEL,
+      (payload) => {
+        const change = parseAccountChange(payload);
+        if (!change) this.invalidate();
+        else if (change.kind === 'partner') this.invalidatePartner(change.id);
+      },
+      (listening) => {
+        this.listeningAccounts = listening;
         this.invalidate();
       },
     );
@@ -51,6 +73,12 @@ export class ApiKeysService implements ApiKeyAuthenticator {
     this.generation++;
     if (key === undefined) this.cache.clear();
     else this.cache.delete(key);
+  }
+
+  /** The partner's status, name or limits changed: its keys are read again. */
+  private invalidatePartner(partnerId: number) {
+    this.generation++;
+    for (const [key, entry] of this.cache) if (entry.principal.partnerId === partnerId) this.cache.delete(key);
   }
 
   async create(partnerId: number, name: string, tx: Executor = this.database.db): Promise<ApiKeyView & { secret: string }> {
