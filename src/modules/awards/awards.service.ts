@@ -147,11 +147,12 @@ export class AwardsEngine {
   ) {}
 
   /**
-   * Earn points for a purchase by the programme's rules and campaigns (DESIGN.md §6, §12).
-   * An amount-only award on a programme with no live campaign, for a card that owes no
-   * points, is ONE statement (repo.award) when the card has no lot past its expiry — `exec`
-   * may then be the database itself, with no transaction around it. Anything else — lines,
-   * a live campaign, a debt, a due lot — runs the basket engine (basket-award.ts) under the
+   * Earn points for a purchase by the programme's rules, tiers and campaigns (DESIGN.md §6,
+   * §12, §13). An amount-only award on a programme with no live campaign, for a card that owes
+   * no points and reaches no higher tier, is ONE statement (repo.award) — the held tier's
+   * multiplier included — when the card has no lot past its expiry: `exec` may then be the
+   * database itself, with no transaction around it. Anything else — lines, a live campaign, a
+   * debt, a due lot, a tier reached or due to be counted again — runs the basket engine (basket-award.ts) under the
    * card's lock, in `exec`'s transaction or (`inTransaction` false) a new one.
    */
   async awardPurchase(exec: Executor, partnerId: number, input: AwardInput, inTransaction = true): Promise<Result<AwardView>> {
@@ -198,16 +199,17 @@ export class AwardsEngine {
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
         const points = Number(result.points);
+        const base: BreakdownRow = { source: 'base', campaign_id: null, name: null, points: points - result.tierPoints, line_ids: [] };
         const view: AwardView = {
           ...purchaseView(result.transactionId, input.cardId, result.customerId, statement, points, result.balanceAfter!, now),
           items: [],
-          breakdown: [{ source: 'base', campaign_id: null, name: null, points, line_ids: [] }],
+          breakdown: result.tierPoints > 0 ? [base, { source: 'tier', campaign_id: null, name: null, points: result.tierPoints, line_ids: [] }] : [base],
         };
         if (inTransaction) await this.events.emit(exec, partnerId, 'transaction.created', view);
         return ok(view);
       }
       if (result.campaigns) this.campaignPartners.remember(partnerId);
-      if (result.due || ((result.campaigns || result.debt || result.tiers) && result.shopOk && result.active)) {
+      if (result.due || ((result.campaigns || result.debt || result.tierWork) && result.shopOk && result.active)) {
         return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));
       }
       // Nothing was written: say why, in the order a client fixes things.

@@ -230,15 +230,24 @@ export const pointsRepository = {
 
   /**
    * A purchase's award as ONE statement: lock the card, compute the points by the
-   * programme's rules (exact integer arithmetic on the scaled decimals), write the
-   * transaction, its lot and the balance — or nothing, when a check fails. One round trip
-   * and no explicit transaction: an award is the till's hot path. The card's state comes back
-   * so that the caller can tell why nothing was written.
+   * programme's rules (exact integer arithmetic on the scaled decimals) and the tier's
+   * multiplier, write the transaction, its lot, its sources (with a tier's points), the
+   * balance and the qualifying value — or nothing, when a check fails. One round trip and no
+   * explicit transaction: an award is the till's hot path. The card's state comes back so
+   * that the caller can tell why nothing was written.
    *
-   *   points = amount / currency_amount × points_per_currency, rounded up if round_points_up
-   *            else down, + points_per_visit, clamped to min..max_points_per_purchase
+   *   base  = amount / currency_amount × points_per_currency, rounded up if round_points_up
+   *           else down, + points_per_visit, clamped to min..max_points_per_purchase
    * computed as ⌊X / Y⌋ (or ⌈X / Y⌉) with X = amount·10⁴ × points_per_currency·10⁴ and
-   * Y = currency_amount·10⁴ × 10⁴, all integers.
+   * Y = currency_amount·10⁴ × 10⁴, all integers;
+   *   tier  = base × (earn_multiplier − 1) of the tier the card holds, rounded once as the
+   *           base is (tier-rules.ts `tierPoints`).
+   *
+   * The tier rules of an earning (tier-rules.ts `applyChange`) are compared in the statement:
+   * the new qualifying value against the next threshold. Reaching a higher tier, a value due
+   * to be counted again or a kept tier whose keep has ended is work for the engine (a move
+   * recorded, an event): the statement then writes nothing and says `tierWork`. Meeting the
+   * held tier's threshold again keeps it from now (reached_at, keep_until), as the rules say.
    */
   async award(db: Executor, a: AwardStatementInput): Promise<AwardStatementResult | undefined> {
     const now = a.now.toISOString();
@@ -249,24 +258,29 @@ export const pointsRepository = {
       due: boolean;
       campaigns: boolean;
       debt: boolean;
-      tiers: boolean;
+      tier_work: boolean;
       shop_ok: boolean;
       points: string;
+      tier_points: string;
       tx_id: number | null;
       balance_after: number | null;
     }>(db, sql`
-      with card as (
-        select c.id, c.customer_id, c.points_balance,
+      with locked as (
+        select c.id, c.customer_id, c.points_balance, c.partner_card_id, c.tier_value, c.tier_keep_until,
                (pc.is_active and pc.deleted_at is null) as active,
                (c.next_expiry_at is not null and c.next_expiry_at <= ${now}::timestamptz) as due,
                -- A live campaign or a debt to pay off: the basket engine awards instead (basket-award.ts).
                exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
                   and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz)) as campaigns,
                c.points_debt > 0 as debt,
-               -- Tiers, or a qualifying value due to be counted again (DESIGN.md §13): the engine awards.
-               (exists (select 1 from tiers r where r.partner_card_id = c.partner_card_id)
-                 or (pc.tier_window <> 'lifetime' and (c.tier_value_until is null or c.tier_value_until <= ${now}::timestamptz))) as tiers,
-               pc.tier_basis,
+               -- Tier work time made due (tier-ledger.ts refreshTier): the value counted again once
+               -- an entry left the window, or the fall of a kept tier whose keep has ended.
+               ((pc.tier_window <> 'lifetime' and (c.tier_value_until is null or c.tier_value_until <= ${now}::timestamptz))
+                 or (pc.tier_downgrade = 'end_of_window' and coalesce(c.tier_keep_until <= ${now}::timestamptz, false))) as tier_due,
+               pc.tier_basis, pc.tier_window, pc.tier_time_zone, pc.round_points_up,
+               -- The tier the card holds (none, or one no longer in the programme: rank −1, no multiplier).
+               coalesce(h.threshold, -1) as held_rank,
+               coalesce((h.earn_multiplier * 100)::int, 100) as multiplier,
                pc.points_expiration_days as exp_days,
                exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
                case when not pc.points_enabled then 0::numeric else least(greatest(
@@ -274,16 +288,33 @@ export const pointsRepository = {
                    then div(${a.amountUnits.toString()}::numeric * (pc.points_per_currency * 10000) + pc.currency_amount * 100000000 - 1, pc.currency_amount * 100000000)
                    else div(${a.amountUnits.toString()}::numeric * (pc.points_per_currency * 10000), pc.currency_amount * 100000000)
                  end + pc.points_per_visit,
-                 pc.min_points_per_purchase), coalesce(pc.max_points_per_purchase, 1e30)) end as points
+                 pc.min_points_per_purchase), coalesce(pc.max_points_per_purchase, 1e30)) end as base
         from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
+          left join tiers h on h.id = c.tier_id and h.partner_card_id = c.partner_card_id
         where c.id = ${a.cardId} and c.partner_id = ${a.partnerId}
         for update of c
+      ), earned as (
+        select l.*,
+               case when l.multiplier > 100 and l.base > 0
+                 then case when l.round_points_up then div(l.base * (l.multiplier - 100) + 99, 100) else div(l.base * (l.multiplier - 100), 100) end
+                 else 0::numeric end as tier_points
+        from locked l
+      ), valued as (
+        select e.*, e.base + e.tier_points as points,
+               case when e.tier_basis = 'points_earned' then e.base + e.tier_points else ${a.amount}::numeric end as delta
+        from earned e
+      ), card as (
+        select v.*,
+               -- The highest threshold the new value reaches (tier-rules.ts tierForValue), against the held tier's.
+               coalesce((select max(t.threshold) from tiers t where t.partner_card_id = v.partner_card_id and t.threshold <= v.tier_value + v.delta), -1) as reached_rank
+        from valued v
       ), t as (
         insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
         select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
                ${a.receiptNumber}, ${now}::timestamptz
         from card
-        where active and shop_ok and not due and not campaigns and not debt and not tiers and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
+        where active and shop_ok and not due and not campaigns and not debt and not tier_due and reached_rank <= held_rank
+          and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
         on conflict do nothing
         returning id, points, balance_after
       ), new_lot as (
@@ -291,16 +322,40 @@ export const pointsRepository = {
         select ${a.cardId}, t.id, t.points, t.points, ${now}::timestamptz + card.exp_days * interval '86400 seconds', ${now}::timestamptz
         from t, card where t.points > 0
         returning expires_at
+      ), sources as (
+        -- Where the points came from, as the engine writes them (basket-award.ts sourcesOf): only
+        -- with a tier's points; a purchase without rows earned all its points from the base.
+        insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points)
+        select t.id, 0, s.source, 0, s.ordinal, (case when s.ordinal = 0 then card.base else card.tier_points end)::int
+        from t, card, (values ('base', 0), ('tier', 1)) as s(source, ordinal)
+        where card.tier_points > 0
       ), upd as (
         update loyalty_cards set points_balance = t.balance_after,
                next_expiry_at = least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)),
                -- The qualifying value (its window's end is already set: else the engine awards).
-               tier_value = loyalty_cards.tier_value + case when (select tier_basis from card) = 'points_earned' then t.points else ${a.amount}::numeric end,
+               tier_value = loyalty_cards.tier_value + card.delta,
+               -- The held tier's threshold met again: kept from now (tier-rules.ts applyChange).
+               tier_reached_at = case when requalified then ${now}::timestamptz else loyalty_cards.tier_reached_at end,
+               tier_keep_until = case when not requalified then loyalty_cards.tier_keep_until
+                                      when keep_for is null then loyalty_cards.tier_keep_until
+                                      when loyalty_cards.tier_keep_until is null then keep_for
+                                      else greatest(loyalty_cards.tier_keep_until, keep_for) end,
                updated_at = ${now}::timestamptz
-        from t where loyalty_cards.id = ${a.cardId}
+        from t, card,
+          lateral (select card.delta > 0 and card.held_rank >= 0 and card.reached_rank = card.held_rank) r(requalified),
+          -- tier-rules.ts keepUntilFor: the end of the next calendar year in the programme's zone,
+          -- or a year on (as JavaScript's setUTCFullYear counts it: 29 February → 1 March).
+          lateral (select case card.tier_window
+                     when 'lifetime' then null::timestamptz
+                     when 'calendar_year' then make_timestamptz(extract(year from ${now}::timestamptz at time zone card.tier_time_zone)::int + 2, 1, 1, 0, 0, 0, card.tier_time_zone)
+                     else ((${now}::timestamptz at time zone 'UTC') + interval '1 year'
+                           + case when to_char(${now}::timestamptz at time zone 'UTC', 'MM-DD') = '02-29' then interval '1 day' else interval '0' end) at time zone 'UTC'
+                   end) k(keep_for)
+        where loyalty_cards.id = ${a.cardId}
       )
-      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt, card.tiers, card.shop_ok, card.points::text as points,
-             t.id as tx_id, t.balance_after
+      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt,
+             (card.tier_due or card.reached_rank > card.held_rank) as tier_work, card.shop_ok,
+             card.points::text as points, card.tier_points::text as tier_points, t.id as tx_id, t.balance_after
       from card left join t on true`);
     if (!row) return undefined;
     return {
@@ -310,9 +365,10 @@ export const pointsRepository = {
       due: row.due,
       campaigns: row.campaigns,
       debt: row.debt,
-      tiers: row.tiers,
+      tierWork: row.tier_work,
       shopOk: row.shop_ok,
       points: BigInt(row.points),
+      tierPoints: Number(row.tier_points),
       transactionId: row.tx_id === null ? null : Number(row.tx_id),
       balanceAfter: row.balance_after === null ? null : Number(row.balance_after),
     };
@@ -561,10 +617,13 @@ export interface AwardStatementResult {
   campaigns: boolean;
   /** The card owes points (a return took more than its balance): the basket engine awards. */
   debt: boolean;
-  /** The programme has tiers, or the card's qualifying value is due to be counted again: the basket engine awards. */
-  tiers: boolean;
+  /** Tier work the statement leaves to the engine: a higher tier reached, the value due to be counted again, a kept tier's keep ended. */
+  tierWork: boolean;
   shopOk: boolean;
+  /** All the award's points: the base and the tier's. */
   points: bigint;
+  /** The held tier's multiplier's share of `points` (a `tier` source when > 0). */
+  tierPoints: number;
   /** Set when the award was written. */
   transactionId: number | null;
   balanceAfter: number | null;
