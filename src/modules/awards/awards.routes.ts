@@ -9,7 +9,8 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { fieldError, unwrap } from '../../shared/errors.js';
 import { Envelope, errorResponses, IdParam, LocaleIdParams, LocaleParams } from '../../shared/schemas.js';
-import { Amount, AwardedTransaction, BasketItems, BasketLineBody, Preview, Reason, Reversal, Transaction } from '../points/points.schemas.js';
+import { Amount, BasketItems, BasketLineBody, Reason, Transaction } from '../points/points.schemas.js';
+import { AwardedTransaction, Preview, Reversal } from './awards.schemas.js';
 import type { AwardsEngine } from './awards.service.js';
 import { parseBasket } from './basket-body.js';
 
