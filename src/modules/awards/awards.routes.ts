@@ -85,10 +85,9 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
         const { amount, lines } = parseBasket(req.body);
         const input = { cardId: req.body.card_id, shopId: req.body.shop_id, amount, lines, receiptNumber: req.body.receipt_number ?? null };
         // The award is one statement: without an Idempotency-Key it needs no transaction around it.
-        return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec, inTransaction) => ({
-          status: 201,
-          body: envelopeOf(req, unwrap(await awards.awardPurchase(exec, partnerId, input, inTransaction)), 'points.awarded', 201),
-        }));
+        return idempotency.respondAtomic(req, reply, `partner:${partnerId}`, { message: 'points.awarded' }, (exec, inTransaction) =>
+          awards.awardPurchase(exec, partnerId, input, inTransaction),
+        );
       },
     );
   }
@@ -135,10 +134,7 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await awards.reverse(tx, partnerId, req.params.id, req.body.reason ?? null)), 'points.reversed', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.reversed' }, (tx) => awards.reverse(tx, partnerId, req.params.id, req.body.reason ?? null));
     },
   );
 
@@ -166,10 +162,7 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
         receiptNumber: b.receipt_number ?? null,
         reason: b.reason ?? null,
       };
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await awards.returnGoods(tx, partnerId, req.params.id, input)), 'points.returned', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.returned' }, (tx) => awards.returnGoods(tx, partnerId, req.params.id, input));
     },
   );
 
