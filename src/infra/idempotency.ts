@@ -13,7 +13,9 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import { sha256Hex } from '../shared/crypto.js';
-import { AppError } from '../shared/errors.js';
+import { envelopeOf } from '../shared/envelope.js';
+import { AppError, unwrap, type Result } from '../shared/errors.js';
+import type { MessageKey } from '../shared/i18n.js';
 import type { Principal } from './auth.js';
 import type { Db, Executor, Tx } from './db/index.js';
 import { idempotencyKeys } from './db/infra.tables.js';
@@ -21,6 +23,13 @@ import { idempotencyKeys } from './db/infra.tables.js';
 export interface EffectResult<B extends { request_id: string }> {
   status: number;
   body: B;
+}
+
+/** How respond answers a success: the envelope's message and the HTTP status (and envelope code). */
+export interface Answer {
+  message: MessageKey;
+  /** Default 201: most writing routes create something. */
+  status?: number;
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -179,6 +188,22 @@ export class Idempotency {
       return result.body;
     }
     return this.run(req, reply, scope, (tx) => effect(tx, true));
+  }
+
+  /**
+   * The usual writing route: `effect` in one transaction honouring the Idempotency-Key (run),
+   * its value answered with `status` (201 unless said) in the success envelope with
+   * `message`; a failed Result is thrown (unwrap), which rolls back the effect and the key.
+   */
+  respond<T>(req: FastifyRequest, reply: FastifyReply, scope: string, answer: Answer, effect: (tx: Tx) => Promise<Result<T>>) {
+    const status = answer.status ?? 201;
+    return this.run(req, reply, scope, async (tx) => ({ status, body: envelopeOf(req, unwrap(await effect(tx)), answer.message, status) }));
+  }
+
+  /** respond for an effect that is atomic on its own (runAtomic): one statement without a key. */
+  respondAtomic<T>(req: FastifyRequest, reply: FastifyReply, scope: string, answer: Answer, effect: (exec: Executor, inTransaction: boolean) => Promise<Result<T>>) {
+    const status = answer.status ?? 201;
+    return this.runAtomic(req, reply, scope, async (exec, inTransaction) => ({ status, body: envelopeOf(req, unwrap(await effect(exec, inTransaction)), answer.message, status) }));
   }
 
   private inProgress() {

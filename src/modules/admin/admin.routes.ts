@@ -118,10 +118,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       const { adminId } = principalOf(req, 'admin');
-      return idempotency.run(req, reply, `admin:${adminId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await partners.create(req.body, tx)), 'ok.created', 201),
-      }));
+      return idempotency.respond(req, reply, `admin:${adminId}`, { message: 'ok.created' }, (tx) => partners.create(req.body, tx));
     },
   );
 

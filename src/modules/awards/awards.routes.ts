@@ -9,7 +9,8 @@ import type { Idempotency } from '../../infra/idempotency.js';
 import { envelopeOf } from '../../shared/envelope.js';
 import { fieldError, unwrap } from '../../shared/errors.js';
 import { Envelope, errorResponses, IdParam, LocaleIdParams, LocaleParams } from '../../shared/schemas.js';
-import { Amount, AwardedTransaction, BasketItems, BasketLineBody, Preview, Reason, Reversal, Transaction } from '../points/points.schemas.js';
+import { Amount, BasketItems, BasketLineBody, Reason, Transaction } from '../points/points.schemas.js';
+import { AwardedTransaction, Preview, Reversal } from './awards.schemas.js';
 import type { AwardsEngine } from './awards.service.js';
 import { parseBasket } from './basket-body.js';
 
@@ -84,10 +85,9 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
         const { amount, lines } = parseBasket(req.body);
         const input = { cardId: req.body.card_id, shopId: req.body.shop_id, amount, lines, receiptNumber: req.body.receipt_number ?? null };
         // The award is one statement: without an Idempotency-Key it needs no transaction around it.
-        return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec, inTransaction) => ({
-          status: 201,
-          body: envelopeOf(req, unwrap(await awards.awardPurchase(exec, partnerId, input, inTransaction)), 'points.awarded', 201),
-        }));
+        return idempotency.respondAtomic(req, reply, `partner:${partnerId}`, { message: 'points.awarded' }, (exec, inTransaction) =>
+          awards.awardPurchase(exec, partnerId, input, inTransaction),
+        );
       },
     );
   }
@@ -134,10 +134,7 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await awards.reverse(tx, partnerId, req.params.id, req.body.reason ?? null)), 'points.reversed', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.reversed' }, (tx) => awards.reverse(tx, partnerId, req.params.id, req.body.reason ?? null));
     },
   );
 
@@ -165,10 +162,7 @@ export const awardsRoutes: FastifyPluginAsyncTypebox<{
         receiptNumber: b.receipt_number ?? null,
         reason: b.reason ?? null,
       };
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await awards.returnGoods(tx, partnerId, req.params.id, input)), 'points.returned', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.returned' }, (tx) => awards.returnGoods(tx, partnerId, req.params.id, input));
     },
   );
 

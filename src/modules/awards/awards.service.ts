@@ -7,6 +7,7 @@
 //     entry/writeEntry for returns and reversals).
 // It emits the partner events of what it decides: transaction.created of a purchase,
 // transaction.returned, transaction.reversed and campaign.exhausted.
+import type { Static } from 'typebox';
 import { isDatabaseUnavailable, type Db, type Executor } from '../../infra/db/index.js';
 import { failOn, missing, ok, type Result } from '../../shared/errors.js';
 import { KeyedBatches } from '../../shared/keyed-batches.js';
@@ -41,6 +42,7 @@ import {
   type ParsedLine,
   type PreviewView,
 } from './basket-award.js';
+import type { AwardedTransaction, Reversal } from './awards.schemas.js';
 import { basketReads } from './basket.repository.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
@@ -60,10 +62,7 @@ const MAX_CARD_BATCH = 32;
 type AwardStep = (exec: Executor, inTransaction: boolean, later?: boolean) => Promise<Result<AwardView>>;
 
 /** A purchase as create answers it: the entry, its lines and where its points came from. */
-export interface AwardView extends TransactionView {
-  items: ItemView[];
-  breakdown: BreakdownRow[];
-}
+export type AwardView = Static<typeof AwardedTransaction>;
 
 function purchaseView(
   id: number,
@@ -101,10 +100,8 @@ export interface AwardInput {
   lines?: ParsedLine[];
 }
 
-export interface ReversalView extends TransactionView {
-  /** Earned points that had already been spent and could not be taken back (the balance never goes negative). */
-  points_not_recovered: number;
-}
+/** `points_not_recovered`: earned points that had already been spent and could not be taken back (the balance never goes negative). */
+export type ReversalView = Static<typeof Reversal>;
 
 /**
  * A purchase's basket lines and where its points came from, as GET …/transactions/{id}

@@ -10,12 +10,15 @@
 // evaluated again with them — never a check here and an increment later. The counters are
 // then written by the purchase's own single statement.
 import { sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
 import { pgErrorCode, type Executor } from '../../infra/db/index.js';
 import { fail, failOn, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount } from '../../shared/money.js';
-import { evaluate, type BasketLine, type CampaignFacts, type Evaluation, type SkipReason } from './evaluate.js';
+import { evaluate, type BasketLine, type CampaignFacts, type Evaluation } from './evaluate.js';
+import type { Preview } from './awards.schemas.js';
 import { basketRepository as basket, type PurchaseWrite } from './basket.repository.js';
 import type { LockedCard } from '../points/points.repository.js';
+import type { BreakdownRow as BreakdownRowSchema, TransactionItem } from '../points/points.schemas.js';
 import { heldTier, settleTier, stepTier } from '../points/tier-ledger.js';
 import { UNITS } from '../tiers/tier-rules.js';
 
@@ -44,25 +47,8 @@ export interface BasketInput {
   receiptNumber: string | null;
 }
 
-export interface BreakdownRow {
-  source: 'base' | 'tier' | 'campaign';
-  campaign_id: number | null;
-  name: string | null;
-  points: number;
-  line_ids: string[];
-}
-
-export interface ItemView {
-  line_id: string;
-  product_id: number | null;
-  sku: string | null;
-  ean: string | null;
-  name: string | null;
-  quantity: number;
-  amount: number;
-  points: number;
-  returned_quantity: number;
-}
+export type BreakdownRow = Static<typeof BreakdownRowSchema>;
+export type ItemView = Static<typeof TransactionItem>;
 
 export interface BasketEvaluation {
   evaluation: Evaluation;
@@ -387,13 +373,7 @@ function receiptUsed(receiptNumber: string | null) {
   return failOn('DUPLICATE_VALUE', 'receipt_number', 'points.receipt_used', { meta: { receipt_number: receiptNumber } });
 }
 
-export interface PreviewView {
-  points: number;
-  breakdown: BreakdownRow[];
-  balance_after: number | null;
-  tier: { id: number; name: { en: string; lt: string }; color: string | null } | null;
-  campaigns_skipped: Array<{ campaign_id: number; name: string; reason: SkipReason }>;
-}
+export type PreviewView = Static<typeof Preview>;
 
 export function previewView(card: LockedCard | null, e: BasketEvaluation): PreviewView {
   const points = e.evaluation.points;

@@ -1,14 +1,9 @@
 // Returns of goods (DESIGN.md §12 "Returns"; STYLE.md "The engine": returns are effects too).
 // The purchase's stored per-line, per-source points are the only input, so a return never
-// re-evaluates campaigns that may have changed since the sale:
-//
-//   taken(source, line) after a return = ⌊source points on the line × total returned
-//   quantity ÷ line quantity⌋ — what ALL its returns have taken back — and this return takes
-//   that less what the earlier ones took; the return that brings the line's returned quantity
-//   to its quantity takes exactly what is left of that source on that line
-//
-// (a purchase without lines: the same by its cumulative returned amount), so the order and
-// size of the steps never change what comes back: returning 19 of 20 units one at a time
+// re-evaluates campaigns that may have changed since the sale. The arithmetic — what a return
+// takes back of each source, line, budget and amount, cumulatively — is return-arithmetic.ts
+// (pure); this file is its shell: it loads, checks, draws from the lots and writes. The
+// order and size of the steps never change what comes back: returning 19 of 20 units one at a time
 // takes what returning 19 at once would, returning everything takes back exactly what was
 // earned, and each campaign gets back exactly its share of its budget. Points coming back
 // to the card (a deduction's return) pay its debt first. The points come from the
@@ -19,11 +14,11 @@ import type { Executor } from '../../infra/db/index.js';
 import { fail, failOn, missing, ok, type FieldErrors, type Result } from '../../shared/errors.js';
 import { formatAmount, parseAmount } from '../../shared/money.js';
 import { addFieldError } from '../../shared/validation.js';
-import { UNITS } from '../tiers/tier-rules.js';
 import { parseQuantity } from './basket-body.js';
+import { deductionReturnAmount, exceeding, forgivenPoints, measureJson, ownLotDraw, qualifyingDelta, returnTake, type Returning } from './return-arithmetic.js';
 import { giveBack, MAX_BALANCE, type PointsLedger, type TransactionView } from '../points/ledger.service.js';
 import { pointsRepository as repo, type Draw, type LockedCard, type TransactionRow } from '../points/points.repository.js';
-import { returnsRepository as returns, signedUnits, type ReturnApply, type ReturnSource } from './returns.repository.js';
+import { returnsRepository as returns, signedUnits } from './returns.repository.js';
 
 export interface ReturnInput {
   items?: Array<{ line_id: string; quantity: number | string }>;
@@ -33,24 +28,9 @@ export interface ReturnInput {
   reason: string | null;
 }
 
-
 const invalid = (errors: FieldErrors) => fail<never>('VALIDATION', { fields: errors });
-const milliText = (v: bigint) => `${v / 1000n}.${(v % 1000n).toString().padStart(3, '0')}`;
 /** numeric(14,3) text → thousandths. */
 const milli = (text: string) => parseQuantity(text)!;
-const quantityJson = (v: bigint) => Number(milliText(v));
-
-/** A line (or the whole amount of a purchase without lines) being returned, in exact units. */
-interface Returning {
-  position: number;
-  field: string;
-  /** What was bought, what was returned before, what comes back now — in one unit (thousandths of a unit, or ten-thousandths of a euro). */
-  bought: bigint;
-  before: bigint;
-  now: bigint;
-  /** The line's EUR amount in ten-thousandths (for a line; the amount itself without lines). */
-  amountUnits: bigint;
-}
 
 /**
  * A return of goods of transaction `id` of the partner (POST …/transactions/{id}/return):
@@ -128,9 +108,9 @@ async function returnPurchase(
   }
   if (Object.keys(errors).length > 0) return invalid(errors);
 
-  const over = returning.filter((r) => r.before + r.now > r.bought);
+  const over = exceeding(returning);
   if (over.length > 0) {
-    const left = (r: Returning) => (r.position === 0 ? Number(formatAmount(r.bought - r.before)) : quantityJson(r.bought - r.before));
+    const left = (r: Returning) => measureJson(r, r.bought - r.before);
     return fail('OUT_OF_RANGE', {
       message: 'points.return_exceeds',
       params: { left: left(over[0]!) },
@@ -139,7 +119,7 @@ async function returnPurchase(
         code: 'OUT_OF_RANGE',
         key: 'points.return_exceeds' as const,
         params: { left: left(r) },
-        meta: { bought: r.position === 0 ? Number(formatAmount(r.bought)) : quantityJson(r.bought), returned: r.position === 0 ? Number(formatAmount(r.before)) : quantityJson(r.before), left: left(r) },
+        meta: { bought: measureJson(r, r.bought), returned: measureJson(r, r.before), left: left(r) },
       })),
     });
   }
@@ -147,57 +127,17 @@ async function returnPurchase(
   // The sources of each returned line. A fast-path purchase has none: its base row is written now.
   let sources = basis.sources;
   if (basis.lines.length === 0 && !sources.some((s) => s.position === 0)) sources = [await returns.ensureBaseSource(tx, purchase.id, purchase.points)];
-  const apply: ReturnApply = { transactionId: purchase.id, cardId: purchase.cardId, lines: [], sources: [], campaigns: [] };
-  const budgets = new Map<number, number>();
-  let taken = 0;
-  let amountUnits = 0n;
-  for (const r of returning) {
-    const full = r.before + r.now === r.bought;
-    for (const s of sources.filter((x: ReturnSource) => x.position === r.position)) {
-      // Cumulative: what all returns of this source have taken back after this one, less what
-      // the earlier ones took (never each return rounded on its own: 20 returns of 1/20 each
-      // rounding down would take back nothing).
-      const total = full ? s.points : Number((BigInt(s.points) * (r.before + r.now)) / r.bought);
-      const take = total - s.returnedPoints;
-      // Σ of floors ≤ floor of Σ: even returns rounded one by one (before the cumulative rule) took no more.
-      if (take < 0) throw new Error(`ledger invariant broken on purchase ${purchase.id}: a source took back ${s.returnedPoints} of at most ${total} points`);
-      if (take === 0) continue;
-      apply.sources.push({ position: s.position, source: s.source, campaignId: s.campaignId, points: take });
-      if (s.source === 'campaign') budgets.set(s.campaignId, (budgets.get(s.campaignId) ?? 0) + take);
-      taken += take;
-    }
-    if (r.position !== 0) {
-      apply.lines.push({ position: r.position, quantity: milliText(r.now) });
-      // The EUR of a line comes back by its cumulative returned quantity, so its returns add up to its amount.
-      amountUnits += (r.amountUnits * (r.before + r.now)) / r.bought - (r.amountUnits * r.before) / r.bought;
-    } else {
-      amountUnits += r.now;
-    }
-  }
-  apply.campaigns = [...budgets].map(([campaignId, points]) => ({ id: campaignId, points }));
+  const take = returnTake(returning, sources, purchase.id);
 
   // Points of the purchase's lot that expired were taken from the customer already: returns
-  // do not take them again (as `reverse` does not). What earlier returns let go of that way is
-  // their sources' returned points less what their entries took.
+  // do not take them again (as `reverse` does not).
   const lot = await repo.lotOf(tx, purchase.id);
-  let forgiven = 0;
-  if (lot) {
-    const expired = await repo.expiredFromLot(tx, lot.id);
-    if (expired > 0) {
-      const forgivenBefore = sources.reduce((sum, x) => sum + x.returnedPoints, 0) + settled.points;
-      forgiven = Math.min(taken, Math.max(0, expired - forgivenBefore));
-    }
-  }
-  const owed = taken - forgiven;
+  const expired = lot ? await repo.expiredFromLot(tx, lot.id) : 0;
+  const forgiven = forgivenPoints(take.points, expired, sources.reduce((sum, x) => sum + x.returnedPoints, 0), settled.points);
+  const owed = take.points - forgiven;
 
   // From the purchase's own lot first, then other lots in spending order; the rest is debt.
-  const draws: Draw[] = [];
-  const exhausted: number[] = [];
-  if (lot && lot.remaining > 0 && owed > 0) {
-    const take = Math.min(lot.remaining, owed);
-    draws.push({ lotId: lot.id, points: take });
-    if (take === lot.remaining) exhausted.push(lot.id);
-  }
+  const { draws, exhausted }: { draws: Draw[]; exhausted: number[] } = ownLotDraw(lot, owed);
   let drawn = draws.reduce((s, d) => s + d.points, 0);
   if (drawn < owed) {
     const more = await ledger.fifoDraws(tx, card.id, owed - drawn, lot?.id ?? null);
@@ -210,7 +150,7 @@ async function returnPurchase(
     type: 'return',
     points: -owed,
     shopId: purchase.shopId,
-    amount: formatAmount(-amountUnits),
+    amount: formatAmount(-take.amountUnits),
     receiptNumber: input.receiptNumber,
     reason: input.reason,
     reversesId: null,
@@ -221,9 +161,8 @@ async function returnPurchase(
   });
   entry.balanceAfter = card.pointsBalance - drawn;
   // The purchase counts that much less toward the tier (DESIGN.md §13), if it still counts in the window.
-  const qualifying = card.tierSettings.basis === 'points_earned' ? BigInt(-owed) * UNITS : -amountUnits;
-  const view = await ledger.writeEntry(tx, card, entry, { deltaUnits: qualifying, at: purchase.createdAt });
-  await returns.apply(tx, apply);
+  const view = await ledger.writeEntry(tx, card, entry, { deltaUnits: qualifyingDelta(card.tierSettings.basis, owed, take.amountUnits), at: purchase.createdAt });
+  await returns.apply(tx, { transactionId: purchase.id, cardId: purchase.cardId, lines: take.lines, sources: take.sources, campaigns: take.campaigns });
   return ok(view!);
 }
 
@@ -256,11 +195,8 @@ async function returnDeduction(
     });
   }
   // The EUR value comes back by the cumulative points returned, so all returns add up to the deduction's amount.
-  const value = deduction.amount === null ? null : signedUnits(deduction.amount);
-  const amount =
-    value === null || deducted === 0
-      ? null
-      : formatAmount(-((value * BigInt(settled.points + points)) / BigInt(deducted) - (value * BigInt(settled.points)) / BigInt(deducted)));
+  const euros = deductionReturnAmount(deduction.amount === null ? null : signedUnits(deduction.amount), deducted, settled.points, points);
+  const amount = euros === null ? null : formatAmount(euros);
   const entry = ledger.entry(card, now, {
     type: 'return',
     points,

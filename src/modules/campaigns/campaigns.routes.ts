@@ -41,10 +41,7 @@ export const campaignsRoutes: FastifyPluginAsyncTypebox<{ campaigns: CampaignsSe
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'partner');
       if (req.validationError) rejectInvalidBody(bodySchemaErrors(req), unwrap(await campaigns.problems(partnerId, bodyObject(req.body))));
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await campaigns.createCampaign(partnerId, req.body as NewCampaignInput, tx)), 'campaigns.created', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'campaigns.created' }, (tx) => campaigns.createCampaign(partnerId, req.body as NewCampaignInput, tx));
     },
   );
 

@@ -118,10 +118,7 @@ export const couponsRoutes: FastifyPluginAsyncTypebox<{ coupons: CouponsService;
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
       const input = { shopId: req.body.shop_id, receiptNumber: req.body.receipt_number ?? null, amount: amountOf(req.body.amount) };
-      return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec) => ({
-        status: 200,
-        body: envelopeOf(req, unwrap(await coupons.redeem(exec, partnerId, req.params.id, input)), 'coupons.redeemed'),
-      }));
+      return idempotency.respondAtomic(req, reply, `partner:${partnerId}`, { message: 'coupons.redeemed', status: 200 }, (exec) => coupons.redeem(exec, partnerId, req.params.id, input));
     },
   );
 
@@ -141,10 +138,9 @@ export const couponsRoutes: FastifyPluginAsyncTypebox<{ coupons: CouponsService;
     },
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
-      return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec) => ({
-        status: 200,
-        body: envelopeOf(req, unwrap(await coupons.release(exec, partnerId, req.params.id, { shopId: req.body.shop_id })), 'coupons.released'),
-      }));
+      return idempotency.respondAtomic(req, reply, `partner:${partnerId}`, { message: 'coupons.released', status: 200 }, (exec) =>
+        coupons.release(exec, partnerId, req.params.id, { shopId: req.body.shop_id }),
+      );
     },
   );
 
@@ -165,10 +161,7 @@ export const couponsRoutes: FastifyPluginAsyncTypebox<{ coupons: CouponsService;
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
       const input = { shopId: req.body.shop_id, reason: req.body.reason ?? null };
-      return idempotency.runAtomic(req, reply, `partner:${partnerId}`, async (exec) => ({
-        status: 200,
-        body: envelopeOf(req, unwrap(await coupons.rollback(exec, partnerId, req.params.id, input)), 'coupons.rolled_back'),
-      }));
+      return idempotency.respondAtomic(req, reply, `partner:${partnerId}`, { message: 'coupons.rolled_back', status: 200 }, (exec) => coupons.rollback(exec, partnerId, req.params.id, input));
     },
   );
 

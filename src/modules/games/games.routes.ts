@@ -36,10 +36,7 @@ export const gamesRoutes: FastifyPluginAsyncTypebox<{ games: GamesService; idemp
         const schemaErrors = bodySchemaErrors(req);
         rejectInvalidBody(schemaErrors, unwrap(await games.problems(partnerId, bodyObject(req.body))));
       }
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await games.createGame(partnerId, req.body as NewGameInput, tx)), 'games.created', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'games.created' }, (tx) => games.createGame(partnerId, req.body as NewGameInput, tx));
     },
   );
 

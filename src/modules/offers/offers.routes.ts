@@ -53,10 +53,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox<{ offers: OffersService; id
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'partner');
       if (req.validationError) rejectInvalidBody(bodySchemaErrors(req), unwrap(await offers.problems(partnerId, bodyObject(req.body))));
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await offers.createOffer(partnerId, req.body as NewOfferInput, tx)), 'offers.created', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'offers.created' }, (tx) => offers.createOffer(partnerId, req.body as NewOfferInput, tx));
     },
   );
 
@@ -199,10 +196,7 @@ export const offersRoutes: FastifyPluginAsyncTypebox<{ offers: OffersService; id
     async (req, reply) => {
       const c = principalOf(req, 'customer');
       const customer = { customerId: c.customerId, ...(c.partnerId !== undefined ? { partnerScope: c.partnerId } : {}) };
-      return idempotency.run(req, reply, `customer:${c.customerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await offers.claim(tx, customer, req.params.id)), 'offers.claimed', 201),
-      }));
+      return idempotency.respond(req, reply, `customer:${c.customerId}`, { message: 'offers.claimed' }, (tx) => offers.claim(tx, customer, req.params.id));
     },
   );
 

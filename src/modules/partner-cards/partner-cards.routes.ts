@@ -87,10 +87,7 @@ export const partnerCardsRoutes: FastifyPluginAsyncTypebox<{
         const schemaErrors = bodySchemaErrors(req);
         rejectInvalidBody(schemaErrors, unwrap(await cards.problems(partnerId, bodyObject(req.body))));
       }
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await cards.createCard(partnerId, req.body as NewCardInput, tx)), 'partner_cards.created', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'partner_cards.created' }, (tx) => cards.createCard(partnerId, req.body as NewCardInput, tx));
     },
   );
 

@@ -8,6 +8,7 @@
 // What a purchase earns is decided by the engine (src/modules/awards/, which also reverses
 // and returns): it writes through this ledger's primitives (entry, writeEntry, fifoDraws,
 // expireDue). The ledger knows nothing of campaigns.
+import type { Static } from 'typebox';
 import type { Db, Executor } from '../../infra/db/index.js';
 import { failOn, missing, ok, type Result } from '../../shared/errors.js';
 import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
@@ -15,6 +16,7 @@ import { iso, type Clock } from '../../shared/time.js';
 import { pointsRepository as repo, type Draw, type Entry, type LockedCard, type TransactionRow } from './points.repository.js';
 import type { PointsTransactionType } from './points.tables.js';
 import { redemptionValue } from './points-rules.js';
+import type { Transaction } from './points.schemas.js';
 import { noEvents, type PartnerEventSink } from '../webhooks/webhooks.events.js';
 import { UNITS, type TierBasis } from '../tiers/tier-rules.js';
 import { tiersRepository } from '../tiers/tiers.repository.js';
@@ -28,21 +30,7 @@ const DAY_MS = 86_400_000;
 /** The largest EUR amount a transaction row holds (numeric(14,4)), in ten-thousandths. */
 const MAX_AMOUNT_UNITS = 99_999_999_999_999n;
 
-export interface TransactionView {
-  id: number;
-  card_id: number;
-  user_id: number;
-  shop_id: number | null;
-  type: PointsTransactionType;
-  points: number;
-  amount: number | null;
-  balance_after: number;
-  receipt_number: string | null;
-  reason: string | null;
-  reverses_id: number | null;
-  returns_id: number | null;
-  created_at: string;
-}
+export type TransactionView = Static<typeof Transaction>;
 
 export function transactionView(row: TransactionRow): TransactionView {
   return {

@@ -9,7 +9,7 @@ import { principalOf } from '../../infra/auth.js';
 import type { Idempotency } from '../../infra/idempotency.js';
 import { sendCsv } from '../../shared/csv.js';
 import { envelopeOf, listWithMeta } from '../../shared/envelope.js';
-import { AppError, notFound, unwrap, type ShapeBItem } from '../../shared/errors.js';
+import { AppError, notFound, type ShapeBItem } from '../../shared/errors.js';
 import { pageWindow } from '../../shared/pagination.js';
 import { Envelope, errorResponses, IdParam, ListEnvelope, LocaleIdParams, LocaleParam, LocaleParams, PageQuery } from '../../shared/schemas.js';
 import { customerOwner } from '../loyalty-cards/loyalty-cards.service.js';
@@ -73,15 +73,8 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(
-          req,
-          unwrap(await ledger.deduct(tx, partnerId, { cardId: req.body.card_id, shopId: req.body.shop_id, points: req.body.points, reason: req.body.reason ?? null })),
-          'points.deducted',
-          201,
-        ),
-      }));
+      const input = { cardId: req.body.card_id, shopId: req.body.shop_id, points: req.body.points, reason: req.body.reason ?? null };
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.deducted' }, (tx) => ledger.deduct(tx, partnerId, input));
     },
   );
 
@@ -231,10 +224,7 @@ export const pointsRoutes: FastifyPluginAsyncTypebox<{
     async (req, reply) => {
       const { partnerId } = principalOf(req, 'api');
       const b = req.body;
-      return idempotency.run(req, reply, `partner:${partnerId}`, async (tx) => ({
-        status: 201,
-        body: envelopeOf(req, unwrap(await ledger.adjust(tx, partnerId, adjustInput(b))), 'points.adjusted', 201),
-      }));
+      return idempotency.respond(req, reply, `partner:${partnerId}`, { message: 'points.adjusted' }, (tx) => ledger.adjust(tx, partnerId, adjustInput(b)));
     },
   );
 

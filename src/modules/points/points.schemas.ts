@@ -42,11 +42,6 @@ export const Transaction = Type.Object(
   { description: 'Points transaction (ledger entry)' },
 );
 
-export const Reversal = Type.Object({
-  ...Transaction.properties,
-  points_not_recovered: Type.Integer({ description: 'Earned points already spent, which could not be taken back' }),
-});
-
 export const Summary = Type.Object({
   transactions: Type.Integer(),
   points_earned: Type.Integer({ description: 'Purchases, bonuses, positive adjustments and game prizes' }),
@@ -119,37 +114,9 @@ export const TransactionItem = Type.Object({
   returned_quantity: Type.Number(),
 });
 
-export const AwardedTransaction = Type.Object({
-  ...Transaction.properties,
-  items: Type.Array(TransactionItem),
-  breakdown: Type.Array(BreakdownRow),
-});
-
 export const TransactionDetails = Type.Object({
   ...Transaction.properties,
   items: Type.Array(TransactionItem, { description: 'A purchase\'s basket lines (empty otherwise)' }),
   breakdown: Type.Array(BreakdownRow, { description: "Where a purchase's points came from (empty for other types)" }),
   returns: Type.Array(Transaction, { description: 'The return entries of this purchase or deduction, oldest first' }),
-});
-
-export const SkipReason = Type.Union([
-  Type.Literal('outside_dates'),
-  Type.Literal('outside_schedule'),
-  Type.Literal('shop'),
-  Type.Literal('tier'),
-  Type.Literal('conditions'),
-  Type.Literal('limit'),
-  Type.Literal('budget'),
-  Type.Literal('exclusive'),
-]);
-
-export const Preview = Type.Object({
-  points: Type.Integer(),
-  breakdown: Type.Array(BreakdownRow),
-  balance_after: Type.Union([Type.Integer(), Type.Null()], { description: 'With a card: its balance after the award' }),
-  tier: Type.Union(
-    [Type.Object({ id: Type.Integer(), name: Type.Object({ en: Type.String(), lt: Type.String() }), color: Type.Union([Type.String(), Type.Null()]) }), Type.Null()],
-    { description: "The card's tier the award earns at (DESIGN.md §13); null without a card or a tier" },
-  ),
-  campaigns_skipped: Type.Array(Type.Object({ campaign_id: Type.Integer(), name: Type.String(), reason: SkipReason })),
 });

@@ -9,7 +9,7 @@ import type { CardOwner } from '../loyalty-cards/loyalty-cards.repository.js';
 import type { LoyaltyCardsService } from '../loyalty-cards/loyalty-cards.service.js';
 import { transactionView, type PointsLedger, type TransactionView } from './ledger.service.js';
 import { pointsRepository as repo, type TransactionFilter, type TransactionScope } from './points.repository.js';
-import type { BreakdownRow, TransactionItem } from './points.schemas.js';
+import type { TransactionDetails } from './points.schemas.js';
 
 const EXPORT_COLUMNS = [
   'id',
@@ -28,11 +28,7 @@ const EXPORT_COLUMNS = [
   'returns_id',
 ] as const;
 
-export interface TransactionDetailsView extends TransactionView {
-  items: Array<Static<typeof TransactionItem>>;
-  breakdown: Array<Static<typeof BreakdownRow>>;
-  returns: TransactionView[];
-}
+export type TransactionDetailsView = Static<typeof TransactionDetails>;
 
 /**
  * A purchase's basket lines and where its points came from. The engine (src/modules/awards/)

@@ -98,6 +98,8 @@ export const TierProgress = Type.Object(
 
 /** Spread into a card view's schema. */
 export const cardTierProperties = { tier: CardTier, tier_progress: TierProgress };
+/** The tier fields alone: the type of what the tiers module adds to a card view (CardTierView). */
+export const CardTierFields = Type.Object(cardTierProperties);
 
 // ---- the programme's settings (partner card fields) ----
 

@@ -13,7 +13,7 @@ import { addFieldError } from '../../shared/validation.js';
 import { nextTier, textToUnits, unitsToNumber, type TierDef } from './tier-rules.js';
 import { tiersCrudRepository as crud, type ProgrammeTiers, type TierColumns } from './tiers-crud.repository.js';
 import { tiersRepository, type TierHistoryRow, type TierRow } from './tiers.repository.js';
-import { CardTier, CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, TierProgress, TierSummary, UpdateTierBody } from './tiers.schemas.js';
+import { CardTierFields, CreateTierBody, MAX_TIERS, Tier, TierHistoryItem, TierSummary, UpdateTierBody } from './tiers.schemas.js';
 
 export type TierView = Static<typeof Tier>;
 export type TierHistoryView = Static<typeof TierHistoryItem>;
@@ -21,10 +21,7 @@ export type TierSummaryView = Static<typeof TierSummary>;
 export type NewTierInput = Static<typeof CreateTierBody>;
 export type TierInput = Static<typeof UpdateTierBody>;
 /** What every card view adds (DESIGN.md §13). */
-export interface CardTierView {
-  tier: Static<typeof CardTier>;
-  tier_progress: Static<typeof TierProgress>;
-}
+export type CardTierView = Static<typeof CardTierFields>;
 
 /** The columns of a loyalty card a tier view is built from. */
 export interface CardTierColumns {
