@@ -1,15 +1,17 @@
-// The one-statement award on a programme with tiers (issue 31, Deliver 2): the held tier's
-// multiplier and the tier rules of an earning are computed in the award's statement
-// (points.repository.ts `award`), the engine only taking over when a higher tier is reached or
-// tier work is due. Proved by equivalence: two partners run the same programmes and the same
-// purchases on the same clock — one on the one-statement path, the other on the engine (a live
-// campaign for another shop sends every award there, changing nothing it awards) — and after
-// every purchase the responses, the transactions' breakdowns, the cards' whole tier state and,
-// at the end, a return of each purchase must be the same. A spy on the statement (not a mock:
-// it calls the real one) proves the first partner's awards really took the one statement.
+// The one-statement award on a programme with tiers and unlimited campaigns (issue 31,
+// Deliver 2): the held tier's multiplier and the tier rules of an earning are computed in the
+// award's statement (points.repository.ts `award`), the campaigns' points evaluated before it
+// for each card fact they depend on (awards/earn-rules.ts); the engine only takes over when a
+// higher tier is reached, tier work is due, or the node's copy of the campaigns is stale.
+// Proved by equivalence: two partners run the same programmes, campaigns and purchases on the
+// same clock — one on the one-statement path, the other on the engine (a limited campaign for
+// another shop sends every award there, changing nothing it awards) — and after every purchase
+// the responses, the transactions' breakdowns, the cards' whole tier state and, at the end, a
+// return of some purchases must be the same. A spy on the statement (not a mock: it calls the
+// real one) proves the first partner's awards really took the one statement.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { loyaltyCards } from '../src/modules/loyalty-cards/loyalty-cards.tables.js';
 import { pointsRepository } from '../src/modules/points/points.repository.js';
 import { tiers } from '../src/modules/tiers/tiers.tables.js';
@@ -29,9 +31,10 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
   const clock = new TestClock(Date.parse('2026-11-25T10:00:00Z'));
   const db = () => t.app.context.database.db;
   const realAward = pointsRepository.award;
-  /** Cards whose award the one statement wrote, how many times (with a tier's points: `tiered`). */
+  /** Cards whose award the one statement wrote, how many times (with a tier's points: `tiered`; with a campaign's: `campaigned`). */
   const written = new Map<number, number>();
   let tiered = 0;
+  let campaigned = 0;
 
   before(async () => {
     t = await startTestApp({}, undefined, { clock, workers: false });
@@ -44,6 +47,7 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
       if (result?.transactionId != null) {
         written.set(a.cardId, (written.get(a.cardId) ?? 0) + 1);
         if (result.tierPoints > 0) tiered++;
+        if (result.variant !== null && (a.campaignVariants?.apps.variant.includes(result.variant + 1) ?? false)) campaigned++;
       }
       return result;
     };
@@ -53,21 +57,31 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
     await t.close();
   });
 
-  async function programmeOf(p: PartnerFixture, rules: ProgrammeRules, tierRows: Array<[number, string]>): Promise<number> {
+  /** Campaign bodies for a programme, given its shop, another shop of the partner and its tier ids (lowest threshold first). */
+  type Campaigns = (c: { shop: number; other: number; tierIds: number[] }) => Array<Record<string, unknown>>;
+  const others = new Map<number, number>();
+  const campaign = async (p: PartnerFixture, body: Record<string, unknown>) => {
+    const res = await request(t.url, 'POST', '/en/partners/campaigns', { headers: bearer(p.token), json: body });
+    assert.equal(res.status, 201, res.text);
+    return res.body.data.id as number;
+  };
+
+  async function programmeOf(p: PartnerFixture, rules: ProgrammeRules, tierRows: Array<[number, string]>, campaigns?: Campaigns): Promise<number> {
     const id = await createProgramme(t, p.id, rules);
+    const tierIds: number[] = [];
     for (const [threshold, earnMultiplier] of tierRows) {
-      await db()
+      const [row] = await db()
         .insert(tiers)
-        .values({ partnerId: p.id, partnerCardId: id, name: { en: `T${threshold}`, lt: `T${threshold}` }, threshold, earnMultiplier });
+        .values({ partnerId: p.id, partnerCardId: id, name: { en: `T${threshold}`, lt: `T${threshold}` }, threshold, earnMultiplier })
+        .returning({ id: tiers.id });
+      tierIds.push(row!.id);
     }
+    if (!others.has(p.id)) others.set(p.id, await createShop(t, p.id, 'Elsewhere'));
+    const other = others.get(p.id)!;
+    for (const body of campaigns?.({ shop: shops.get(p.id)!, other, tierIds }) ?? []) await campaign(p, { partner_card_id: id, ...body });
     if (p === engine) {
-      // A campaign that never applies here (another shop): every award of this partner goes to the engine.
-      const other = await createShop(t, p.id, 'Elsewhere');
-      const res = await request(t.url, 'POST', '/en/partners/campaigns', {
-        headers: bearer(p.token),
-        json: { partner_card_id: id, name: 'Elsewhere only', effect: { type: 'bonus', value: 10 }, shop_ids: [other] },
-      });
-      assert.equal(res.status, 201, res.text);
+      // A limited campaign that never applies here (another shop): every award of this partner goes to the engine.
+      await campaign(p, { partner_card_id: id, name: 'Elsewhere only', effect: { type: 'bonus', value: 10 }, shop_ids: [other], limits: { uses: 2_000_000_000 } });
     }
     return id;
   }
@@ -96,7 +110,7 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
   const sources = (b: Breakdown) => b.map((r) => [r.source, r.points]);
 
   /** Random purchases from `start`, or scripted ones (`steps`: when, EUR) at the rules' edges; time only moves on. */
-  const configs: Array<{ name: string; rules: ProgrammeRules; tiers: Array<[number, string]>; start?: string; steps?: Array<[string, number]> }> = [
+  const configs: Array<{ name: string; rules: ProgrammeRules; tiers: Array<[number, string]>; campaigns?: Campaigns; start?: string; steps?: Array<[string, number]> }> = [
     { name: 'lifetime, points, rounded down', start: '2026-11-25T10:00:00Z', rules: { tierWindow: 'lifetime' }, tiers: [[0, '1.25'], [150, '1.5'], [600, '2.35']] },
     { name: 'calendar year in Vilnius, amount, rounded up', start: '2027-12-20T12:00:00Z', rules: { tierWindow: 'calendar_year', tierBasis: 'amount_spent', roundPointsUp: true }, tiers: [[50, '1.1'], [400, '3']] },
     {
@@ -115,7 +129,32 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
       steps: [['2032-02-28T10:00:00Z', 20], ['2032-02-29T10:00:00Z', 20], ['2032-02-29T11:00:00Z', 3]],
     },
     { name: 'rolling 12 months, points, never falls, 0.7 per EUR', start: '2033-02-20T09:00:00Z', rules: { tierDowngrade: 'never', pointsPerCurrency: '0.7', minPointsPerPurchase: 1 }, tiers: [[0, '1.5'], [200, '2']] },
-    { name: 'calendar year in New York, points, per visit, capped', start: '2035-12-24T20:00:00Z', rules: { tierWindow: 'calendar_year', tierTimeZone: 'America/New_York', pointsPerVisit: 3, maxPointsPerPurchase: 90 }, tiers: [[100, '1.05'], [250, '1.99']] },
+    {
+      name: 'campaigns: weekday hours, min amount, per EUR, tier-targeted, first purchase, exclusive',
+      start: '2037-03-02T06:00:00Z',
+      rules: { tierWindow: 'lifetime', roundPointsUp: true },
+      tiers: [[0, '1.2'], [300, '1.5']],
+      campaigns: ({ tierIds }) => [
+        { name: 'Weekday double', effect: { type: 'multiplier', value: 2 }, schedule: { days_of_week: [1, 2, 3, 4, 5], from_time: '08:00', to_time: '20:00', time_zone: 'Europe/Vilnius' } },
+        { name: 'Big basket', effect: { type: 'bonus', value: 15 }, conditions: { min_amount: 25 } },
+        { name: 'Half a point a EUR', effect: { type: 'per_currency', value: 0.5 }, priority: -1 },
+        { name: 'Gold extra', effect: { type: 'bonus', value: 7 }, tier_ids: [tierIds[1]] },
+        { name: 'Welcome', effect: { type: 'bonus', value: 100 }, conditions: { first_purchase_only: true }, priority: 50, exclusive: true },
+      ],
+    },
+    {
+      name: 'campaigns: another shop, a night window, per item, not yet started, ended',
+      start: '2038-01-10T18:00:00Z',
+      rules: { pointsPerCurrency: '2', currencyAmount: '3' },
+      tiers: [],
+      campaigns: ({ other }) => [
+        { name: 'Elsewhere', effect: { type: 'bonus', value: 40 }, shop_ids: [other] },
+        { name: 'Night owls', effect: { type: 'per_item', value: 3 }, schedule: { from_time: '22:00', to_time: '02:00', time_zone: 'America/New_York' } },
+        { name: 'Later', effect: { type: 'bonus', value: 9 }, starts_at: '2038-02-01T00:00:00Z' },
+        { name: 'Over', effect: { type: 'bonus', value: 9 }, ends_at: '2038-01-20T00:00:00Z' },
+      ],
+    },
+    { name: 'calendar year in New York, points, per visit, capped', start: '2039-12-24T20:00:00Z', rules: { tierWindow: 'calendar_year', tierTimeZone: 'America/New_York', pointsPerVisit: 3, maxPointsPerPurchase: 90 }, tiers: [[100, '1.05'], [250, '1.99']] },
   ];
 
   for (const [n, config] of configs.entries()) {
@@ -127,7 +166,8 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
       };
       setClock(config.start ?? config.steps![0]![0]);
       const rules: ProgrammeRules = { pointsPerCurrency: '1', currencyAmount: '1', ...config.rules };
-      const pair = await Promise.all([fast, engine].map(async (p) => ({ p, card: (await joinProgramme(t, await createCustomer(t), await programmeOf(p, rules, config.tiers))).id })));
+      const pair: Array<{ p: PartnerFixture; card: number }> = [];
+      for (const p of [fast, engine]) pair.push({ p, card: (await joinProgramme(t, await createCustomer(t), await programmeOf(p, rules, config.tiers, config.campaigns))).id });
       const random = seededRandom(`tiers-fast-${n}`);
       const purchases: Array<[number, number]> = [];
       const before = written.get(pair[0]!.card) ?? 0;
@@ -172,11 +212,48 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
         if (ra!.status === 201) assert.equal(ra!.body.data.points, rb!.body.data.points, `return of purchase ${i}`);
       }
       assert.deepEqual(await comparable(pair[0]!.card), await comparable(pair[1]!.card), 'after the returns');
+      // The card's uses of each campaign (what per-customer limits would count), by name.
+      const uses = async (card: number) =>
+        (
+          (await db().execute(sql`select c.name, sum(u.uses)::int as uses from campaign_card_uses u join campaigns c on c.id = u.campaign_id
+                                 where u.card_id = ${card} group by c.name order by c.name`)) as unknown as { rows: unknown[] }
+        ).rows;
+      assert.deepEqual(await uses(pair[0]!.card), await uses(pair[1]!.card), 'campaign uses');
       await assertLedgerConsistent(t);
     });
   }
 
-  it('wrote awards with a tier row through the one statement', () => {
+  it('a change of the campaigns or the earning rules made anywhere is awarded from the next purchase on', async () => {
+    const setClock = (iso: string) => clock.advanceMs(Date.parse(iso) - clock.now().getTime());
+    setClock('2041-05-06T10:00:00Z');
+    const programme = await programmeOf(fast, { pointsPerCurrency: '1', currencyAmount: '1' }, [], () => [{ name: 'Bonus', effect: { type: 'bonus', value: 5 } }, { name: 'Double', effect: { type: 'multiplier', value: 2 } }]);
+    const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
+    let receipt = 0;
+    const buy = async (amount: number) => {
+      const before = written.get(card) ?? 0;
+      const res = await award(t, fast, { card_id: card, shop_id: shops.get(fast.id), amount, receipt_number: `S-${++receipt}` });
+      assert.equal(res.status, 201, res.text);
+      return { breakdown: sources(res.body.data.breakdown as Breakdown), fast: (written.get(card) ?? 0) > before };
+    };
+    await buy(10); // the node reads its copy
+    assert.deepEqual(await buy(10), { breakdown: [['base', 10], ['campaign', 5], ['campaign', 10]], fast: true });
+    // As another node or an operator would: straight in the table, no API call on this node.
+    await db().execute(sql`update campaigns set effect_value = 8 where partner_card_id = ${programme} and name = 'Bonus'`);
+    assert.deepEqual((await buy(10)).breakdown, [['base', 10], ['campaign', 8], ['campaign', 10]], 'the stale copy is not used');
+    assert.deepEqual(await buy(10), { breakdown: [['base', 10], ['campaign', 8], ['campaign', 10]], fast: true });
+    await db().execute(sql`update partner_cards set points_per_currency = 3 where id = ${programme}`);
+    assert.deepEqual((await buy(10)).breakdown, [['base', 30], ['campaign', 8], ['campaign', 30]], 'the new rule');
+    assert.deepEqual(await buy(10), { breakdown: [['base', 30], ['campaign', 8], ['campaign', 30]], fast: true });
+    await db().execute(sql`delete from campaigns where partner_card_id = ${programme} and name = 'Double'`);
+    assert.deepEqual((await buy(10)).breakdown, [['base', 30], ['campaign', 8]], 'a campaign deleted in SQL');
+    await campaign(fast, { partner_card_id: programme, name: 'Capped', effect: { type: 'bonus', value: 1 }, limits: { points_budget: 1000 } });
+    assert.deepEqual(await buy(10), { breakdown: [['base', 30], ['campaign', 8], ['campaign', 1]], fast: false }, 'a limited campaign: the engine');
+    assert.deepEqual((await buy(10)).fast, false);
+    await assertLedgerConsistent(t);
+  });
+
+  it('wrote awards with a tier row and with campaigns through the one statement', () => {
     assert.ok(tiered >= 20, `one-statement awards with tier points: ${tiered}`);
+    assert.ok(campaigned >= 20, `one-statement awards with campaign points: ${campaigned}`);
   });
 });

@@ -15,6 +15,7 @@ import { amountToJson, formatAmount, parseAmount } from '../../shared/money.js';
 import { RecentKeys } from '../../shared/recent-keys.js';
 import { iso, type Clock } from '../../shared/time.js';
 import { campaignsRepository } from '../campaigns/campaigns.repository.js';
+import { CAMPAIGN_COUNTER_SHARDS } from '../campaigns/campaigns.tables.js';
 import { campaignView } from '../campaigns/campaigns.service.js';
 import {
   cardNotFound,
@@ -46,11 +47,12 @@ import type { AwardedTransaction, Reversal } from './awards.schemas.js';
 import { basketReads } from './basket.repository.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
+import { EarnRules, earnVariants, statementVariants } from './earn-rules.js';
 
 /**
- * How long an award remembers that its partner runs campaigns. Only ever a shortcut to the
- * engine, which gives the same answer as the one-statement path when no campaign is live:
- * a partner whose campaigns all ended pays one engine award per card for at most this long.
+ * How long an award remembers that its partner runs campaigns this node's copy cannot serve
+ * (limited ones: earn-rules.ts). Only ever a shortcut to the engine, which gives the same answer
+ * as the one-statement path: such a partner pays no refused statement for this long.
  */
 const CAMPAIGN_HINT_MS = 10_000;
 
@@ -141,7 +143,12 @@ export class AwardsEngine {
     private readonly ledger: PointsLedger,
     /** Partner events (DESIGN.md §14): transaction.created (purchases) / .returned / .reversed, campaign.exhausted. */
     private readonly events: PartnerEventSink = noEvents,
-  ) {}
+  ) {
+    this.earnRules = new EarnRules(db, () => clock.now());
+  }
+
+  /** Each partner's earning rules and unlimited campaigns, for amount-only awards in one statement (earn-rules.ts). */
+  private readonly earnRules: EarnRules;
 
   /**
    * Earn points for a purchase by the programme's rules, tiers and campaigns (DESIGN.md §6,
@@ -192,20 +199,36 @@ export class AwardsEngine {
       // A basket, or a partner seen running campaigns a moment ago: straight to the engine
       // (which reads the campaigns afresh) instead of a one-statement attempt that would refuse.
       if (basketInput.lines.length > 0 || this.campaignPartners.has(partnerId)) return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));
-      const result = await repo.award(exec, statement);
+      // The partner's campaigns, if this node has a copy: evaluated now for each card fact they
+      // depend on; the statement takes the variant the locked card matches (earn-rules.ts).
+      const copy = this.earnRules.get(partnerId);
+      const variants = copy ? earnVariants(copy, input.shopId, input.amount, now) : [];
+      const result = await repo.award(exec, variants.length > 0 ? { ...statement, campaignVariants: statementVariants(variants, input.cardId % CAMPAIGN_COUNTER_SHARDS) } : statement);
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
         const points = Number(result.points);
-        const base: BreakdownRow = { source: 'base', campaign_id: null, name: null, points: points - result.tierPoints, line_ids: [] };
+        const applied = result.variant === null ? [] : variants[result.variant]!.campaigns;
+        const fromCampaigns = applied.reduce((sum, c) => sum + c.points, 0);
         const view: AwardView = {
           ...purchaseView(result.transactionId, input.cardId, result.customerId, statement, points, result.balanceAfter!, now),
           items: [],
-          breakdown: result.tierPoints > 0 ? [base, { source: 'tier', campaign_id: null, name: null, points: result.tierPoints, line_ids: [] }] : [base],
+          breakdown: [
+            { source: 'base', campaign_id: null, name: null, points: points - result.tierPoints - fromCampaigns, line_ids: [] },
+            ...(result.tierPoints > 0 ? [{ source: 'tier' as const, campaign_id: null, name: null, points: result.tierPoints, line_ids: [] }] : []),
+            ...applied.map((c) => ({ source: 'campaign' as const, campaign_id: c.campaignId, name: c.name, points: c.points, line_ids: c.lineIds })),
+          ],
         };
         if (inTransaction) await this.events.emit(exec, partnerId, 'transaction.created', view);
         return ok(view);
       }
-      if (result.campaigns) this.campaignPartners.remember(partnerId);
+      if (result.campaigns) {
+        // No copy, or one older than the programme: read it again (this award goes to the
+        // engine). A current copy that cannot serve the programme (limited campaigns): the
+        // partner's awards go straight to the engine for a while.
+        const known = copy?.find((p) => p.id === result.programme.id);
+        if (!known || known.version !== result.programme.earnVersion) void this.earnRules.refresh(partnerId);
+        else this.campaignPartners.remember(partnerId);
+      }
       if (result.due || ((result.campaigns || result.debt || result.tierWork) && result.shopOk && result.active)) {
         return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));
       }

@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { executePrepared, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
-import type { CampaignFacts } from './evaluate.js';
+import type { BaseRule, CampaignFacts } from './evaluate.js';
 import type { CardTierState } from '../tiers/tier-rules.js';
 import { tierColumns } from '../tiers/tiers.repository.js';
 
@@ -147,6 +147,17 @@ export interface PurchaseWrite {
   sources: Array<{ position: number; source: 'base' | 'tier' | 'campaign'; campaignId: number; ordinal: number; points: number }>;
   /** Campaigns applied: one use each, and their points, counted in the card's counter shard. */
   campaigns: Array<{ id: number; points: number; day: string }>;
+}
+
+/** A programme as basketRepository.earnRules reads it. */
+export interface EarnRulesRow {
+  id: number;
+  /** partner_cards.earn_version when read. */
+  version: number;
+  base: BaseRule;
+  tierIds: number[];
+  /** Active campaigns that have not ended (also those not yet started). */
+  campaigns: CampaignFacts[];
 }
 
 export interface BasketLoad {
@@ -320,6 +331,65 @@ export const basketRepository = {
       order by c.id, g.shard
       on conflict (campaign_id, shard) do update set uses_left = excluded.uses_left, points_left = excluded.points_left`,
     );
+  },
+
+  /**
+   * A partner's programmes as an amount-only award evaluates them (awards/earn-rules.ts), in
+   * ONE statement so that each programme's version is that of the rules and campaigns read
+   * with it: the earning rules, the tiers' ids, and every active campaign that has not ended.
+   * Counters and the card's uses are not read: a copy serves only programmes whose campaigns
+   * have no limit.
+   */
+  async earnRules(db: Executor, partnerId: number, now: Date): Promise<EarnRulesRow[]> {
+    const rows = await executePrepared<{
+      id: number;
+      version: number;
+      points_enabled: boolean;
+      ppc: string;
+      ca: string;
+      round_points_up: boolean;
+      min_points_per_purchase: number;
+      max_points_per_purchase: number | null;
+      points_per_visit: number;
+      tier_ids: number[];
+      campaigns: CampaignRow[];
+    }>(
+      db,
+      sql`
+      select pc.id, pc.earn_version as version, pc.points_enabled, pc.points_per_currency::text as ppc, pc.currency_amount::text as ca,
+             pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase, pc.points_per_visit,
+             (select coalesce(array_agg(t.id order by t.id), '{}') from tiers t where t.partner_card_id = pc.id) as tier_ids,
+             (select coalesce(json_agg(json_build_object(
+                 'id', c.id, 'name', c.name, 'is_active', c.is_active,
+                 'starts_ms', (extract(epoch from c.starts_at) * 1000)::float8, 'ends_ms', (extract(epoch from c.ends_at) * 1000)::float8,
+                 'days_of_week', c.days_of_week, 'from_time', c.from_time, 'to_time', c.to_time, 'time_zone', c.time_zone,
+                 'shop_ids', c.shop_ids, 'tier_ids', c.tier_ids, 'min_amount', c.min_amount::text, 'product_ids', c.product_ids,
+                 'category_ids', c.category_ids, 'skus', c.skus, 'first_purchase_only', c.first_purchase_only,
+                 'effect_type', c.effect_type, 'effect_value', c.effect_value::text, 'priority', c.priority, 'exclusive', c.exclusive,
+                 'limit_per_customer', c.limit_per_customer, 'limit_per_customer_per_day', c.limit_per_customer_per_day,
+                 'limit_uses', c.limit_uses, 'points_budget', c.points_budget, 'uses_count', 0, 'points_awarded', 0, 'card_uses', null
+               ) order by c.priority desc, c.id), '[]'::json)
+               from campaigns c
+               where c.partner_card_id = pc.id and c.deleted_at is null and c.is_active and (c.ends_at is null or c.ends_at > ${now.toISOString()}::timestamptz)) as campaigns
+      from partner_cards pc
+      where pc.partner_id = ${partnerId} and pc.deleted_at is null and pc.is_active
+      order by pc.id`,
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      version: Number(r.version),
+      base: {
+        pointsEnabled: r.points_enabled,
+        pointsPerCurrency: r.ppc,
+        currencyAmount: r.ca,
+        roundPointsUp: r.round_points_up,
+        minPointsPerPurchase: Number(r.min_points_per_purchase),
+        maxPointsPerPurchase: r.max_points_per_purchase === null ? null : Number(r.max_points_per_purchase),
+        pointsPerVisit: Number(r.points_per_visit),
+      },
+      tierIds: r.tier_ids.map(Number),
+      campaigns: r.campaigns.map(campaignFacts),
+    }));
   },
 
   /** The purchase in one statement; undefined when its receipt number was already used at the shop. */

@@ -81,6 +81,11 @@ export const partnerCards = pgTable(
     tiersVersion: integer('tiers_version').notNull().default(0),
     /** The tiers_version every card of the programme has been re-evaluated at. */
     tiersEvaluatedVersion: integer('tiers_evaluated_version').notNull().default(0),
+    /**
+     * Bumped by the database on every change of the earning rules or of a campaign of the
+     * programme (migration 0026): the version of a node's copy of them (awards/earn-rules.ts).
+     */
+    earnVersion: integer('earn_version').notNull().default(0),
     /** Set by DELETE: the programme is then inactive and no longer visible to the partner API. */
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

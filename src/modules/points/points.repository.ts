@@ -96,6 +96,12 @@ interface Rows<T> {
 }
 const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
 const intArray = (values: number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+const boolArray = (values: Array<boolean | null>) => `{${values.map((v) => (v === null ? 'NULL' : v ? 't' : 'f')).join(',')}}`;
+/** YYYY-MM-DD days (nothing to quote). */
+const dateArray = (values: string[]) => {
+  if (!values.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))) throw new Error('not a day');
+  return `{${values.join(',')}}`;
+};
 const ts = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /** A locked card's row as lockCard reads it (numerics as text: exact decimals). */
@@ -251,6 +257,7 @@ export const pointsRepository = {
    */
   async award(db: Executor, a: AwardStatementInput): Promise<AwardStatementResult | undefined> {
     const now = a.now.toISOString();
+    const v = a.campaignVariants ?? NO_VARIANTS;
     const [row] = await executePrepared<{
       customer_id: number;
       points_balance: number;
@@ -262,16 +269,20 @@ export const pointsRepository = {
       shop_ok: boolean;
       points: string;
       tier_points: string;
+      variant: number | null;
+      programme_id: number;
+      earn_version: number;
       tx_id: number | null;
       balance_after: number | null;
     }>(db, sql`
       with locked as (
-        select c.id, c.customer_id, c.points_balance, c.partner_card_id, c.tier_value, c.tier_keep_until,
+        select c.id, c.customer_id, c.points_balance, c.partner_card_id, c.tier_value, c.tier_keep_until, pc.earn_version,
                (pc.is_active and pc.deleted_at is null) as active,
                (c.next_expiry_at is not null and c.next_expiry_at <= ${now}::timestamptz) as due,
-               -- A live campaign or a debt to pay off: the basket engine awards instead (basket-award.ts).
+               -- A live campaign: its points come from a variant evaluated before the statement, or the basket engine awards.
                exists (select 1 from campaigns k where k.partner_card_id = c.partner_card_id and k.deleted_at is null
                   and k.is_active and (k.ends_at is null or k.ends_at > ${now}::timestamptz)) as campaigns,
+               -- A debt to pay off: the basket engine awards instead (basket-award.ts).
                c.points_debt > 0 as debt,
                -- Tier work time made due (tier-ledger.ts refreshTier): the value counted again once
                -- an entry left the window, or the fall of a kept tier whose keep has ended.
@@ -279,8 +290,10 @@ export const pointsRepository = {
                  or (pc.tier_downgrade = 'end_of_window' and coalesce(c.tier_keep_until <= ${now}::timestamptz, false))) as tier_due,
                pc.tier_basis, pc.tier_window, pc.tier_time_zone, pc.round_points_up,
                -- The tier the card holds (none, or one no longer in the programme: rank −1, no multiplier).
+               h.id as held_id,
                coalesce(h.threshold, -1) as held_rank,
                coalesce((h.earn_multiplier * 100)::int, 100) as multiplier,
+               (${v.needFirst}::boolean and not exists (select 1 from points_transactions x where x.card_id = c.id and x.type = 'purchase')) as first_purchase,
                pc.points_expiration_days as exp_days,
                exists (select 1 from ${shops} s where s.id = ${a.shopId} and s.partner_id = c.partner_id) as shop_ok,
                case when not pc.points_enabled then 0::numeric else least(greatest(
@@ -293,27 +306,40 @@ export const pointsRepository = {
           left join tiers h on h.id = c.tier_id and h.partner_card_id = c.partner_card_id
         where c.id = ${a.cardId} and c.partner_id = ${a.partnerId}
         for update of c
+      ), variants as (
+        select * from unnest(${intArray(v.programme)}::int[], ${intArray(v.version)}::int[], ${intArray(v.tier)}::int[],
+                             ${boolArray(v.first)}::boolean[], ${intArray(v.base)}::int[], ${intArray(v.campaignPoints)}::int[])
+          with ordinality as v(programme, version, tier, first, base, campaign_points, i)
+      ), apps as (
+        select * from unnest(${intArray(v.apps.variant)}::int[], ${intArray(v.apps.campaign)}::int[], ${intArray(v.apps.points)}::int[],
+                             ${dateArray(v.apps.day)}::text[], ${intArray(v.apps.ordinal)}::int[]) as a(variant, campaign, points, day, ordinal)
       ), earned as (
         select l.*,
                case when l.multiplier > 100 and l.base > 0
                  then case when l.round_points_up then div(l.base * (l.multiplier - 100) + 99, 100) else div(l.base * (l.multiplier - 100), 100) end
-                 else 0::numeric end as tier_points
+                 else 0::numeric end as tier_points,
+               -- The variant the locked card matches, evaluated from the programme's current version with the same base.
+               (select v.i from variants v
+                 where v.programme = l.partner_card_id and v.version = l.earn_version and v.base = l.base
+                   and (v.tier = -1 or v.tier = coalesce(l.held_id, 0)) and (v.first is null or v.first = l.first_purchase)
+                 order by v.i limit 1) as variant
         from locked l
       ), valued as (
-        select e.*, e.base + e.tier_points as points,
-               case when e.tier_basis = 'points_earned' then e.base + e.tier_points else ${a.amount}::numeric end as delta
+        select e.*, e.base + e.tier_points + coalesce((select v.campaign_points from variants v where v.i = e.variant), 0) as points
         from earned e
       ), card as (
         select v.*,
+               case when v.tier_basis = 'points_earned' then v.points else ${a.amount}::numeric end as delta,
                -- The highest threshold the new value reaches (tier-rules.ts tierForValue), against the held tier's.
-               coalesce((select max(t.threshold) from tiers t where t.partner_card_id = v.partner_card_id and t.threshold <= v.tier_value + v.delta), -1) as reached_rank
+               coalesce((select max(t.threshold) from tiers t where t.partner_card_id = v.partner_card_id
+                  and t.threshold <= v.tier_value + case when v.tier_basis = 'points_earned' then v.points else ${a.amount}::numeric end), -1) as reached_rank
         from valued v
       ), t as (
         insert into points_transactions (partner_id, card_id, customer_id, shop_id, type, points, amount, balance_after, receipt_number, created_at)
         select ${a.partnerId}, id, customer_id, ${a.shopId}, 'purchase', points::int, ${a.amount}::numeric, (points_balance + points)::int,
                ${a.receiptNumber}, ${now}::timestamptz
         from card
-        where active and shop_ok and not due and not campaigns and not debt and not tier_due and reached_rank <= held_rank
+        where active and shop_ok and not due and (not campaigns or variant is not null) and not debt and not tier_due and reached_rank <= held_rank
           and points <= ${a.maxPoints} and points_balance + points <= ${a.maxBalance}
         on conflict do nothing
         returning id, points, balance_after
@@ -324,11 +350,25 @@ export const pointsRepository = {
         returning expires_at
       ), sources as (
         -- Where the points came from, as the engine writes them (basket-award.ts sourcesOf): only
-        -- with a tier's points; a purchase without rows earned all its points from the base.
+        -- with a tier's or a campaign's points; a purchase without rows earned all from the base.
         insert into points_transaction_sources (transaction_id, position, source, campaign_id, ordinal, points)
-        select t.id, 0, s.source, 0, s.ordinal, (case when s.ordinal = 0 then card.base else card.tier_points end)::int
-        from t, card, (values ('base', 0), ('tier', 1)) as s(source, ordinal)
-        where card.tier_points > 0
+        select t.id, 0, s.source, s.campaign_id, s.ordinal, s.points
+        from t, (
+          select 'base' as source, 0 as campaign_id, 0 as ordinal, card.base::int as points from card
+            where card.tier_points > 0 or exists (select 1 from apps where apps.variant = card.variant)
+          union all select 'tier', 0, 1, card.tier_points::int from card where card.tier_points > 0
+          union all select 'campaign', a.campaign, a.ordinal, a.points from card join apps a on a.variant = card.variant
+        ) s
+      ), counters as (
+        -- The applied campaigns' counters, in the card's shard (basket.repository.ts writePurchase).
+        insert into campaign_counters (campaign_id, shard, uses, points)
+        select a.campaign, ${v.shard}, 1, a.points from t, card join apps a on a.variant = card.variant
+        order by a.campaign
+        on conflict (campaign_id, shard) do update set uses = campaign_counters.uses + 1, points = campaign_counters.points + excluded.points
+      ), uses as (
+        insert into campaign_card_uses (campaign_id, card_id, day, uses)
+        select a.campaign, ${a.cardId}, a.day::date, 1 from t, card join apps a on a.variant = card.variant
+        on conflict (campaign_id, card_id, day) do update set uses = campaign_card_uses.uses + 1
       ), upd as (
         update loyalty_cards set points_balance = t.balance_after,
                next_expiry_at = least(loyalty_cards.next_expiry_at, (select expires_at from new_lot)),
@@ -353,9 +393,10 @@ export const pointsRepository = {
                    end) k(keep_for)
         where loyalty_cards.id = ${a.cardId}
       )
-      select card.customer_id, card.points_balance, card.active, card.due, card.campaigns, card.debt,
+      select card.customer_id, card.points_balance, card.active, card.due, (card.campaigns and card.variant is null) as campaigns, card.debt,
              (card.tier_due or card.reached_rank > card.held_rank) as tier_work, card.shop_ok,
-             card.points::text as points, card.tier_points::text as tier_points, t.id as tx_id, t.balance_after
+             card.points::text as points, card.tier_points::text as tier_points, card.variant, card.partner_card_id as programme_id,
+             card.earn_version, t.id as tx_id, t.balance_after
       from card left join t on true`);
     if (!row) return undefined;
     return {
@@ -369,6 +410,8 @@ export const pointsRepository = {
       shopOk: row.shop_ok,
       points: BigInt(row.points),
       tierPoints: Number(row.tier_points),
+      variant: row.variant === null ? null : Number(row.variant) - 1,
+      programme: { id: Number(row.programme_id), earnVersion: Number(row.earn_version) },
       transactionId: row.tx_id === null ? null : Number(row.tx_id),
       balanceAfter: row.balance_after === null ? null : Number(row.balance_after),
     };
@@ -605,7 +648,44 @@ export interface AwardStatementInput {
   now: Date;
   maxPoints: number;
   maxBalance: number;
+  /** Campaigns' points evaluated before the statement, one variant per card fact they depend on (awards/earn-rules.ts). */
+  campaignVariants?: CampaignVariants;
 }
+
+/**
+ * An amount-only purchase evaluated against a programme's campaigns for each fact of the card
+ * they look at, as arrays (one element per variant; `apps` flattened over the variants).
+ */
+export interface CampaignVariants {
+  programme: number[];
+  /** partner_cards.earn_version the evaluation read. */
+  version: number[];
+  /** -1: any tier; 0: none held; else the held tier's id. */
+  tier: number[];
+  /** The card has no earlier purchase; null: either. */
+  first: Array<boolean | null>;
+  /** The base points the evaluation used. */
+  base: number[];
+  campaignPoints: number[];
+  /** Applications: variant (1-based), campaign, points, day (in the campaign's zone), ordinal in the sources. */
+  apps: { variant: number[]; campaign: number[]; points: number[]; day: string[]; ordinal: number[] };
+  /** Some variant depends on the card's first purchase. */
+  needFirst: boolean;
+  /** The card's counter shard (campaigns.tables.ts CAMPAIGN_COUNTER_SHARDS). */
+  shard: number;
+}
+
+const NO_VARIANTS: CampaignVariants = {
+  programme: [],
+  version: [],
+  tier: [],
+  first: [],
+  base: [],
+  campaignPoints: [],
+  apps: { variant: [], campaign: [], points: [], day: [], ordinal: [] },
+  needFirst: false,
+  shard: 0,
+};
 
 export interface AwardStatementResult {
   customerId: number;
@@ -613,7 +693,7 @@ export interface AwardStatementResult {
   active: boolean;
   /** A lot of the card is past its expiry: expire first, then award. */
   due: boolean;
-  /** The card's programme runs a campaign: the basket engine awards. */
+  /** The card's programme runs a campaign and no variant of `campaignVariants` served it: the basket engine awards. */
   campaigns: boolean;
   /** The card owes points (a return took more than its balance): the basket engine awards. */
   debt: boolean;
@@ -624,6 +704,10 @@ export interface AwardStatementResult {
   points: bigint;
   /** The held tier's multiplier's share of `points` (a `tier` source when > 0). */
   tierPoints: number;
+  /** The index into `campaignVariants` whose campaigns' points are in `points` (null: none). */
+  variant: number | null;
+  /** The card's programme and its earn_version now (a copy older than that is stale). */
+  programme: { id: number; earnVersion: number };
   /** Set when the award was written. */
   transactionId: number | null;
   balanceAfter: number | null;
