@@ -12,10 +12,11 @@ import { loyaltyCards } from '../src/modules/loyalty-cards/loyalty-cards.tables.
 import { partnerCards } from '../src/modules/partner-cards/partner-cards.tables.js';
 import { cardTierHistory, tiers } from '../src/modules/tiers/tiers.tables.js';
 import { tiersRepository } from '../src/modules/tiers/tiers.repository.js';
+import { pointsRepository } from '../src/modules/points/points.repository.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
 import { apiHeaders, bearer, request } from './helpers/http.js';
-import { assertLedgerConsistent, award, createCustomer, createProgramme, createShop, joinProgramme, TestClock } from './helpers/loyalty.js';
+import { assertLedgerConsistent, award, createCustomer, createProgramme, createShop, deduct, joinProgramme, TestClock } from './helpers/loyalty.js';
 
 describe('tiers in the ledger', () => {
   let t: TestApp;
@@ -172,6 +173,28 @@ describe('tiers in the ledger', () => {
     assert.deepEqual(await history(card), [[null, basic, 'earned']]);
   });
 
+  it('a new card with a threshold-0 tier and a welcome bonus is locked once: tier, bonus and value in the card it answers', async () => {
+    await db().update(partnerCards).set({ initialBonusPoints: 40, tierBasis: 'points_earned' }).where(eq(partnerCards.id, programme));
+    const basic = await addTier(programme, 'Basic', 0);
+    const real = pointsRepository.lockCard;
+    let locks = 0;
+    pointsRepository.lockCard = (...args) => {
+      if (args[3] !== false) locks++;
+      return real.apply(pointsRepository, args);
+    };
+    let card: Awaited<ReturnType<typeof joinProgramme>> & { tier?: { id: number } | null };
+    try {
+      card = await joinProgramme(t, await createCustomer(t), programme);
+    } finally {
+      pointsRepository.lockCard = real;
+    }
+    assert.equal(locks, 1, 'row locks taken to issue the card');
+    assert.equal(card.points_balance, 40);
+    assert.equal(card.tier?.id, basic);
+    assert.deepEqual(await state(card.id), { tierId: basic, value: 40, keepUntil: '2027-11-25T10:00:00.000Z', balance: 40 });
+    assert.deepEqual(await history(card.id), [[null, basic, 'earned']]);
+  });
+
   describe('windows', () => {
     it('lifetime: no keep_until, and the value never drops by time', async () => {
       await freshProgramme({ tierWindow: 'lifetime' });
@@ -222,6 +245,30 @@ describe('tiers in the ledger', () => {
       const s = await state(card);
       assert.equal(s.value, 0);
       assert.equal(s.tierId, null);
+      assert.deepEqual((await history(card)).at(-1), [gold, null, 'window_ended']);
+    });
+
+    it('a deduction reads the tiers only when tier work is due, and then the card falls as the sweep would have it', async () => {
+      const card = await newCard();
+      await buy(card, 320); // Gold on 2026-11-25, kept to 2027-11-25
+      const real = pointsRepository.lockCard;
+      const tiersSeen: number[] = [];
+      pointsRepository.lockCard = async (...args) => {
+        const locked = await real.apply(pointsRepository, args);
+        if (locked) tiersSeen.push(locked.tiers.length);
+        return locked;
+      };
+      try {
+        assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 10 })).status, 201);
+        assert.deepEqual(await state(card), { tierId: gold, value: 320, keepUntil: '2027-11-25T10:00:00.000Z', balance: 310 }, 'nothing due: Gold kept');
+        setClock('2027-11-25T10:00:01Z');
+        assert.equal((await deduct(t, p, { card_id: card, shop_id: shop, points: 10 })).status, 201);
+      } finally {
+        pointsRepository.lockCard = real;
+      }
+      assert.deepEqual(tiersSeen, [0, 2], 'tiers read by each deduction');
+      const s = await state(card);
+      assert.deepEqual([s.tierId, s.value, s.balance], [null, 0, 300], 'the purchase left the window: Gold ended');
       assert.deepEqual((await history(card)).at(-1), [gold, null, 'window_ended']);
     });
 

@@ -147,12 +147,10 @@ export class LoyaltyCardsService {
   }
 
   private async withBonus(tx: Executor, row: LoyaltyCardRow, programme: ProgrammeForIssue): Promise<LoyaltyCardView> {
-    // A tier with threshold 0 is the card's from the start (DESIGN.md §13): part of card.created, no tier event.
-    await this.deps.ledger.enterTier(tx, row.id);
-    // The bonus moves the balance and, as an earning, the tier state.
-    const bonus = programme.pointsEnabled && programme.initialBonusPoints > 0 ? await this.deps.ledger.grantBonus(tx, row.id, programme.initialBonusPoints) : undefined;
-    // The card as it is now (tier state and balance).
-    row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
+    // The threshold-0 tier and the welcome bonus, under one lock of the new row.
+    const { changed, bonus } = await this.deps.ledger.welcome(tx, row.id, programme.pointsEnabled ? programme.initialBonusPoints : 0);
+    // The card as it is now (tier state and balance), read again only when that moved it.
+    if (changed) row = (await repo.find(tx, { customerId: row.customerId }, row.id)) ?? row;
     const [view] = await this.views([row], tx);
     // The card first, then the bonus on it.
     await this.deps.events?.emit(tx, row.partnerId, 'card.created', view!);

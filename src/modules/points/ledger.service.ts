@@ -168,7 +168,9 @@ export class PointsLedger {
 
   /** Spend points at a till, subject to the programme's redemption rules. */
   async deduct(tx: Executor, partnerId: number, input: DeductInput): Promise<Result<TransactionView>> {
-    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId);
+    // A deduction moves no qualifying value: the tiers are read only when tier work is due.
+    const now = this.clock.now();
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId, true, now);
     if (!card) return cardNotFound();
     if (!card.shopOk) return shopNotFound();
     const rules = card.programme;
@@ -184,7 +186,6 @@ export class PointsLedger {
     if (rules.maxPointsPerRedemption !== null && input.points > rules.maxPointsPerRedemption) {
       return failOn('OUT_OF_RANGE', 'points', 'points.above_redemption_maximum', { params: { limit: rules.maxPointsPerRedemption }, meta: range });
     }
-    const now = this.clock.now();
     await this.expireDue(tx, card, now);
     if (card.pointsBalance < input.points) return insufficient(card.pointsBalance, input.points);
     const view = await this.debit(tx, card, now, {
@@ -200,16 +201,17 @@ export class PointsLedger {
 
   /** A partner's manual correction: positive adds a lot, negative spends like a deduction (no redemption rules). */
   async adjust(tx: Executor, partnerId: number, input: AdjustInput): Promise<Result<TransactionView>> {
-    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId ?? null);
+    // An adjustment is not an earning (it moves no qualifying value): tiers only when tier work is due.
+    const now = this.clock.now();
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, input.shopId ?? null, true, now);
     if (!card) return cardNotFound();
     if (!card.shopOk) return shopNotFound();
-    const result = await this.applyAdjustment(tx, card, input);
+    const result = await this.applyAdjustment(tx, card, input, now);
     if (result.ok) await this.events.emit(tx, partnerId, 'transaction.created', result.value);
     return result;
   }
 
-  private async applyAdjustment(tx: Executor, card: LockedCard, input: AdjustInput): Promise<Result<TransactionView>> {
-    const now = this.clock.now();
+  private async applyAdjustment(tx: Executor, card: LockedCard, input: AdjustInput, now: Date): Promise<Result<TransactionView>> {
     await this.expireDue(tx, card, now);
     if (input.points < 0) {
       const wanted = -input.points;
@@ -263,9 +265,10 @@ export class PointsLedger {
    * the partner priced the offer itself.
    */
   async redeem(tx: Executor, partnerId: number, input: { cardId: number; points: number; reason: string; field?: string }): Promise<Result<TransactionView>> {
-    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null);
-    if (!card) return cardNotFound();
+    // A redeem moves no qualifying value: tiers only when tier work is due.
     const now = this.clock.now();
+    const card = await repo.lockCard(tx, { partnerId, cardId: input.cardId }, null, true, now);
+    if (!card) return cardNotFound();
     await this.expireDue(tx, card, now);
     if (card.pointsBalance < input.points) {
       return failOn('INSUFFICIENT_BALANCE', input.field ?? 'points', 'points.insufficient_balance', {
@@ -307,20 +310,22 @@ export class PointsLedger {
     if (view) await this.events.emit(tx, card.partnerId, 'card.tier_changed', view);
   }
 
-  /** A card created in the caller's transaction enters its programme's tier for a value of 0 (a threshold-0 tier; DESIGN.md §13). */
-  async enterTier(tx: Executor, cardId: number): Promise<void> {
+  /**
+   * A card just issued in the caller's transaction, under ONE lock of its row: the tier a value
+   * of 0 gives (a tier with threshold 0, DESIGN.md §13: part of card.created, no tier event),
+   * then the programme's welcome bonus (`bonusPoints`, an earning that moves the tier state).
+   * Whether the card changed, and the bonus's transaction.
+   */
+  async welcome(tx: Executor, cardId: number, bonusPoints: number): Promise<{ changed: boolean; bonus?: TransactionView }> {
     const card = await repo.lockCard(tx, { cardId }, null);
-    if (card && card.tiers.length > 0) await enterTier(tx, card, this.clock.now());
-  }
-
-  /** The welcome bonus of a programme, on a card created in the caller's transaction. */
-  async grantBonus(tx: Executor, cardId: number, points: number): Promise<TransactionView | undefined> {
-    const card = await repo.lockCard(tx, { cardId }, null);
-    if (!card || points <= 0) return undefined;
+    if (!card) return { changed: false };
     const now = this.clock.now();
-    return this.credit(tx, card, now, {
+    const before = card.tier;
+    if (card.tiers.length > 0) await enterTier(tx, card, now);
+    if (bonusPoints <= 0) return { changed: card.tier !== before };
+    const bonus = await this.credit(tx, card, now, {
       type: 'bonus',
-      points: Math.min(points, MAX_POINTS_PER_OPERATION),
+      points: Math.min(bonusPoints, MAX_POINTS_PER_OPERATION),
       shopId: null,
       amount: null,
       receiptNumber: null,
@@ -328,6 +333,7 @@ export class PointsLedger {
       reversesId: null,
       expiresAt: this.expiryOf(card, now),
     });
+    return { changed: true, bonus };
   }
 
   /**
@@ -369,7 +375,7 @@ export class PointsLedger {
       try {
         const done = await this.db.transaction(async (tx) => {
           if (!(await repo.tryLockCard(tx, id))) return false;
-          const card = await repo.lockCard(tx, { cardId: id }, null);
+          const card = await repo.lockCard(tx, { cardId: id }, null, true, now);
           if (card) await this.expireDue(tx, card, now);
           return true;
         });
@@ -434,7 +440,7 @@ export class PointsLedger {
     const now = this.clock.now();
     for (const id of await repo.dueCards(this.db, now, 1000, owner)) {
       await this.db.transaction(async (tx) => {
-        const card = await repo.lockCard(tx, { cardId: id }, null);
+        const card = await repo.lockCard(tx, { cardId: id }, null, true, now);
         if (card) await this.expireDue(tx, card, now);
       });
     }
@@ -445,7 +451,7 @@ export class PointsLedger {
     const now = this.clock.now();
     if (nextExpiryAt === null || nextExpiryAt.getTime() > now.getTime()) return false;
     await this.db.transaction(async (tx) => {
-      const card = await repo.lockCard(tx, { cardId }, null);
+      const card = await repo.lockCard(tx, { cardId }, null, true, now);
       if (card) await this.expireDue(tx, card, now);
     });
     return true;

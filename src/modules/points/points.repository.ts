@@ -163,8 +163,18 @@ export const pointsRepository = {
    * Lock a card (of the partner, when given) FOR UPDATE — or only read it (`lock` false: a
    * preview, which writes nothing) — with its programme's rules and whether `shopId` is one of
    * the partner's shops: one prepared round trip, on every value-moving operation.
+   * `tiersIfDueAt`: an operation that moves no qualifying value (a deduction, a redeem, an
+   * adjustment, an expiry) reads the programme's tiers only when tier work is due at that
+   * time (tier-ledger.ts `refreshTier`); `tiers` is empty otherwise.
    */
-  async lockCard(db: Executor, where: { partnerId?: number; cardId: number }, shopId: number | null, lock = true): Promise<LockedCard | undefined> {
+  async lockCard(
+    db: Executor,
+    where: { partnerId?: number; cardId: number },
+    shopId: number | null,
+    lock = true,
+    tiersIfDueAt?: Date,
+  ): Promise<LockedCard | undefined> {
+    const due = tiersIfDueAt === undefined ? null : tiersIfDueAt.toISOString();
     const query = sql`
       select c.id, c.partner_id, c.customer_id, c.partner_card_id, c.points_balance, c.points_debt,
              (extract(epoch from c.next_expiry_at) * 1000)::float8 as next_ms,
@@ -177,8 +187,9 @@ export const pointsRepository = {
              c.tier_id, c.tier_value::text as tier_value, (extract(epoch from c.tier_value_until) * 1000)::float8 as tier_value_until_ms,
              (extract(epoch from c.tier_reached_at) * 1000)::float8 as tier_reached_at_ms, (extract(epoch from c.tier_keep_until) * 1000)::float8 as tier_keep_until_ms,
              pc.tier_basis, pc.tier_window, pc.tier_downgrade, pc.tier_time_zone,
-             (select json_agg(json_build_object('id', t.id, 'threshold', t.threshold, 'name', t.name, 'color', t.color, 'earn_multiplier', t.earn_multiplier::text) order by t.threshold)
-                from tiers t where t.partner_card_id = c.partner_card_id) as tiers
+             case when ${due}::timestamptz is null or c.tier_value_until <= ${due}::timestamptz or c.tier_keep_until <= ${due}::timestamptz then
+               (select json_agg(json_build_object('id', t.id, 'threshold', t.threshold, 'name', t.name, 'color', t.color, 'earn_multiplier', t.earn_multiplier::text) order by t.threshold)
+                  from tiers t where t.partner_card_id = c.partner_card_id) end as tiers
       from loyalty_cards c join partner_cards pc on pc.id = c.partner_card_id
       where c.id = ${where.cardId} and (${where.partnerId ?? null}::int is null or c.partner_id = ${where.partnerId ?? null}::int)`;
     const [r] = await executePrepared<CardRow>(db, lock ? sql`${query} for update of c` : query);
