@@ -1,5 +1,5 @@
 // The award arithmetic (DESIGN.md §6) on a table of cases, through the statement that
-// computes and writes it (points.repository.ts `award`), on the suite's store:
+// computes and writes it (awards/award-statement.ts), on the suite's store:
 //   points = amount / currency_amount × points_per_currency, rounded up if round_points_up
 //            else down, + points_per_visit, clamped to min..max_points_per_purchase
 import assert from 'node:assert/strict';

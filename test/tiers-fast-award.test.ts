@@ -1,6 +1,6 @@
 // The one-statement award on a programme with tiers and unlimited campaigns (issue 31,
 // Deliver 2): the held tier's multiplier and the tier rules of an earning are computed in the
-// award's statement (points.repository.ts `award`), the campaigns' points evaluated before it
+// award's statement (awards/award-statement.ts), the campaigns' points evaluated before it
 // for each card fact they depend on (awards/earn-rules.ts); the engine only takes over when a
 // higher tier is reached, tier work is due, or the node's copy of the campaigns is stale.
 // Proved by equivalence: two partners run the same programmes, campaigns and purchases on the
@@ -12,8 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import { awardStatement } from '../src/modules/awards/award-statement.js';
 import { loyaltyCards } from '../src/modules/loyalty-cards/loyalty-cards.tables.js';
-import { pointsRepository } from '../src/modules/points/points.repository.js';
 import { tiers } from '../src/modules/tiers/tiers.tables.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createPartner, type PartnerFixture } from './helpers/fixtures.js';
@@ -30,7 +30,7 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
   const shops = new Map<number, number>();
   const clock = new TestClock(Date.parse('2026-11-25T10:00:00Z'));
   const db = () => t.app.context.database.db;
-  const realAward = pointsRepository.award;
+  const realAward = awardStatement.award;
   /** Cards whose award the one statement wrote, how many times (with a tier's points: `tiered`; with a campaign's: `campaigned`). */
   const written = new Map<number, number>();
   let tiered = 0;
@@ -42,8 +42,8 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
     engine = await createPartner(t, 'Engine');
     shops.set(fast.id, await createShop(t, fast.id));
     shops.set(engine.id, await createShop(t, engine.id));
-    pointsRepository.award = async (exec, a) => {
-      const result = await realAward.call(pointsRepository, exec, a);
+    awardStatement.award = async (exec, a) => {
+      const result = await realAward.call(awardStatement, exec, a);
       if (result?.transactionId != null) {
         written.set(a.cardId, (written.get(a.cardId) ?? 0) + 1);
         if (result.tierPoints > 0) tiered++;
@@ -53,7 +53,7 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
     };
   });
   after(async () => {
-    pointsRepository.award = realAward;
+    awardStatement.award = realAward;
     await t.close();
   });
 
@@ -228,6 +228,8 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
     setClock('2041-05-06T10:00:00Z');
     const programme = await programmeOf(fast, { pointsPerCurrency: '1', currencyAmount: '1' }, [], () => [{ name: 'Bonus', effect: { type: 'bonus', value: 5 } }, { name: 'Double', effect: { type: 'multiplier', value: 2 } }]);
     const card = (await joinProgramme(t, await createCustomer(t), programme)).id;
+    // Another programme of the partner, without campaigns.
+    const plainCard = (await joinProgramme(t, await createCustomer(t), await programmeOf(fast, { pointsPerCurrency: '1', currencyAmount: '1' }, []))).id;
     let receipt = 0;
     const buy = async (amount: number) => {
       const before = written.get(card) ?? 0;
@@ -249,6 +251,13 @@ describe('the one-statement award with tiers gives what the engine gives', () =>
     await campaign(fast, { partner_card_id: programme, name: 'Capped', effect: { type: 'bonus', value: 1 }, limits: { points_budget: 1000 } });
     assert.deepEqual(await buy(10), { breakdown: [['base', 30], ['campaign', 8], ['campaign', 1]], fast: false }, 'a limited campaign: the engine');
     assert.deepEqual((await buy(10)).fast, false);
+    // The limited campaign sends only its programme's awards to the engine, not the partner's
+    // (the card's first earning starts its value's window: the engine's, as for any new card).
+    for (let i = 0; i < 3; i++) {
+      const res = await award(t, fast, { card_id: plainCard, shop_id: shops.get(fast.id), amount: 10, receipt_number: `S-${++receipt}` });
+      assert.equal(res.status, 201, res.text);
+    }
+    assert.equal(written.get(plainCard), 2, 'the other programme: the one statement');
     await assertLedgerConsistent(t);
   });
 

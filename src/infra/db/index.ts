@@ -24,6 +24,15 @@ export type Tx = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRela
 /** Repositories take `tx ?? db`: either runs the same queries. */
 export type Executor = Db | Tx;
 
+/** Postgres array literals of values that need no quoting, for `${…}::int[]` and the like. */
+export const intArray = (values: readonly number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
+export const boolArray = (values: ReadonlyArray<boolean | null>) => `{${values.map((v) => (v === null ? 'NULL' : v ? 't' : 'f')).join(',')}}`;
+/** YYYY-MM-DD days. */
+export const dateArray = (values: readonly string[]) => {
+  if (!values.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))) throw new Error('not a day');
+  return `{${values.join(',')}}`;
+};
+
 /**
  * Run `query` as a server-side prepared statement (PostgreSQL): parsed and planned once per
  * pooled connection instead of on every call. A hot statement's planning can cost more than

@@ -44,10 +44,11 @@ import {
   type PreviewView,
 } from './basket-award.js';
 import type { AwardedTransaction, Reversal } from './awards.schemas.js';
+import { awardStatement } from './award-statement.js';
 import { basketReads } from './basket.repository.js';
 import { returnsRepository } from './returns.repository.js';
 import { returnGoods, type ReturnInput } from './returns.js';
-import { EarnRules, earnVariants, statementVariants } from './earn-rules.js';
+import { EarnRules, earnVariants, noneServed, statementVariants } from './earn-rules.js';
 
 /**
  * How long an award remembers that its partner runs campaigns this node's copy cannot serve
@@ -153,7 +154,7 @@ export class AwardsEngine {
   /**
    * Earn points for a purchase by the programme's rules, tiers and campaigns (DESIGN.md §6,
    * §12, §13). An amount-only award on a programme with no live campaign, for a card that owes
-   * no points and reaches no higher tier, is ONE statement (repo.award) — the held tier's
+   * no points and reaches no higher tier, is ONE statement (award-statement.ts) — the held tier's
    * multiplier included — when the card has no lot past its expiry: `exec` may then be the
    * database itself, with no transaction around it. Anything else — lines, a live campaign, a
    * debt, a due lot, a tier reached or due to be counted again — runs the basket engine (basket-award.ts) under the
@@ -203,7 +204,7 @@ export class AwardsEngine {
       // depend on; the statement takes the variant the locked card matches (earn-rules.ts).
       const copy = this.earnRules.get(partnerId);
       const variants = copy ? earnVariants(copy, input.shopId, input.amount, now) : [];
-      const result = await repo.award(exec, variants.length > 0 ? { ...statement, campaignVariants: statementVariants(variants, input.cardId % CAMPAIGN_COUNTER_SHARDS) } : statement);
+      const result = await awardStatement.award(exec, variants.length > 0 ? { ...statement, campaignVariants: statementVariants(variants, input.cardId % CAMPAIGN_COUNTER_SHARDS) } : statement);
       if (!result) return cardNotFound();
       if (result.transactionId !== null) {
         const points = Number(result.points);
@@ -223,11 +224,11 @@ export class AwardsEngine {
       }
       if (result.campaigns) {
         // No copy, or one older than the programme: read it again (this award goes to the
-        // engine). A current copy that cannot serve the programme (limited campaigns): the
-        // partner's awards go straight to the engine for a while.
+        // engine). A current copy that can serve none of the partner's programmes (each has a
+        // limited campaign): the partner's awards go straight to the engine for a while.
         const known = copy?.find((p) => p.id === result.programme.id);
         if (!known || known.version !== result.programme.earnVersion) void this.earnRules.refresh(partnerId);
-        else this.campaignPartners.remember(partnerId);
+        else if (noneServed(copy!)) this.campaignPartners.remember(partnerId);
       }
       if (result.due || ((result.campaigns || result.debt || result.tierWork) && result.shopOk && result.active)) {
         return inTransaction ? engine(exec, later) : this.db.transaction((tx) => engine(tx));

@@ -12,7 +12,7 @@
 // (campaigns.tables.ts, campaignTotalsSql); returns.repository.ts and ledger-verify.ts do the same.
 
 import { sql } from 'drizzle-orm';
-import { executePrepared, type Executor } from '../../infra/db/index.js';
+import { executePrepared, intArray, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS, campaignTotalsSql } from '../campaigns/campaigns.tables.js';
 import type { BaseRule, CampaignFacts } from './evaluate.js';
 import type { CardTierState } from '../tiers/tier-rules.js';
@@ -22,7 +22,6 @@ interface Rows<T> {
   rows: T[];
 }
 const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
-const intArray = (values: readonly number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
 /** A Postgres text[] literal; null elements as NULL. */
 function textArray(values: ReadonlyArray<string | null>): string {
   return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`;

@@ -3,15 +3,15 @@
 // versioned by the database: partner_cards.earn_version, migration 0026) and evaluates an
 // amount-only purchase with the pure evaluator BEFORE the statement — once for each fact of
 // the card the campaigns depend on (the tier it holds, whether this is its first purchase),
-// which the node cannot know until the card's row is locked. The statement (points.repository.ts
-// `award`) picks the variant the locked card matches, and only if the version it was computed
+// which the node cannot know until the card's row is locked. The statement (award-statement.ts)
+// picks the variant the locked card matches, and only if the version it was computed
 // from is still the programme's: a change on any node, or in SQL, sends the award to the
 // engine, and the copy is read again.
 //
 // Only programmes whose campaigns have no limit at all are served so (no `uses`, budget or
 // per-customer limit: those are taken under locks, basket-award.ts); the rest keep the engine.
 import type { Executor } from '../../infra/db/index.js';
-import type { CampaignVariants } from '../points/points.repository.js';
+import type { CampaignVariants } from './award-statement.js';
 import { basketRepository, type EarnRulesRow } from './basket.repository.js';
 import { evaluate, type AppliedCampaign, type BasketLine } from './evaluate.js';
 
@@ -41,6 +41,16 @@ export interface EarnVariant {
 
 const unlimited = (p: EarnRulesRow) =>
   p.campaigns.every((c) => c.limitUses === null && c.pointsBudget === null && c.limitPerCustomer === null && c.limitPerCustomerPerDay === null);
+
+/**
+ * Whether no amount-only award of the partner can be one statement: every programme it runs
+ * has a limited campaign. Only then may a partner's awards skip the statement altogether; a
+ * partner with any other programme keeps trying it (a card's programme is known only once the
+ * statement has locked it).
+ */
+export function noneServed(programmes: readonly EarnRulesRow[]): boolean {
+  return programmes.length > 0 && programmes.every((p) => p.campaigns.length > 0 && !unlimited(p));
+}
 
 /**
  * The evaluations of an amount-only purchase of `amountUnits` at `shopId`, at `now`, for every

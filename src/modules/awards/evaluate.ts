@@ -135,7 +135,7 @@ const divRound = (num: bigint, den: bigint, up: boolean): bigint => (up ? (num +
 
 /**
  * The programme's base points for a total amount (DESIGN.md §6), exactly as the award
- * statement computes them in SQL (points.repository.ts `award`): ⌊X / Y⌋ or ⌈X / Y⌉ with
+ * statement computes them in SQL (awards/award-statement.ts): ⌊X / Y⌋ or ⌈X / Y⌉ with
  * X = amount·10⁴ × points_per_currency·10⁴ and Y = currency_amount·10⁴ × 10⁴, plus
  * points_per_visit, clamped to min..max_points_per_purchase.
  */

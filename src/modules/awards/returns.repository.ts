@@ -4,7 +4,7 @@
 // card's row lock (every return of a transaction takes the same card's lock first), so what
 // is read here is what is written back.
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../infra/db/index.js';
+import { intArray, type Executor } from '../../infra/db/index.js';
 import { CAMPAIGN_COUNTER_SHARDS } from '../campaigns/campaigns.tables.js';
 import type { PointsSource } from '../points/points.tables.js';
 
@@ -12,7 +12,6 @@ interface Rows<T> {
   rows: T[];
 }
 const rowsOf = <T>(result: unknown): T[] => (result as Rows<T>).rows;
-const intArray = (values: readonly number[]) => `{${values.map((v) => Math.trunc(v)).join(',')}}`;
 const textArray = (values: readonly string[]) => `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 
 /** Signed numeric text (at most 4 decimals) → ten-thousandths. */

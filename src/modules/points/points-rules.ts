@@ -1,7 +1,7 @@
 // The programme's arithmetic (DESIGN.md §6), exact: amounts and rates are decimals with 4
 // places, carried as bigint ten-thousandths (src/shared/money.ts), never binary floats.
 // (The award from a purchase is computed in SQL, in the statement that writes it:
-// points.repository.ts `award`.)
+// awards/award-statement.ts.)
 //
 //   value  = points / points_per_currency_redemption × currency_amount_redemption (EUR,
 //            rounded down to 4 places: a redemption is never worth more than its points)
