@@ -45,6 +45,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
+import { RAISED_LIMITS } from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -78,16 +79,6 @@ const settings = {
   redisUrl: env.REDIS_URL?.trim() || undefined,
   rateLimits: (env.BENCH_RATE_LIMITS ?? 'on').trim().toLowerCase() !== 'off',
   bearer: (env.BENCH_BEARER ?? '1').trim() !== '0',
-};
-
-/** Per key (API key or token): high enough that the benchmark's load is never refused. */
-const RAISED_LIMITS = {
-  RATE_LIMIT_API_PER_MINUTE: '1000000',
-  RATE_LIMIT_API_PER_HOUR: '10000000',
-  RATE_LIMIT_PARTNER_PER_MINUTE: '1000000',
-  RATE_LIMIT_PARTNER_PER_HOUR: '10000000',
-  // The benchmark signs in once per connection, from one address.
-  RATE_LIMIT_IP_PER_MINUTE: '1000',
 };
 
 const STARTUP_TIMEOUT_MS = 120_000;

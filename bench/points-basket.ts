@@ -159,7 +159,8 @@ export async function seedBasketProgramme(db: pg.Client, partnerId: number, prog
   for (let b = 0; b < BASKETS; b++) {
     const lines: BasketLineBody[] = [
       { line_id: '1', product_id: pick(coffees).id, quantity: randomInt(1, 3), amount: money() },
-      { line_id: '2', sku: pick(skuListed).sku, quantity: 1, amount: money() },
+      // At least 2 EUR: half a point per EUR must come to a point (rounded down), or campaign 3 does not apply.
+      { line_id: '2', sku: pick(skuListed).sku, quantity: 1, amount: `${randomInt(2, 10)}.${String(randomInt(100)).padStart(2, '0')}` },
       { line_id: '3', product_id: pick(itemListed).id, quantity: 2, amount: money() },
     ];
     for (let i = 4; i <= 9; i++) {

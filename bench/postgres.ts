@@ -48,6 +48,42 @@ export function pgbenchTps(database: string, clients: number, seconds: number, s
   return Number(m[1]);
 }
 
+/**
+ * Rate limits on, as users run, each per-key ceiling raised so that a bench's load is never
+ * refused: every request still pays the limiter's bookkeeping (Redis with REDIS_URL).
+ */
+export const RAISED_LIMITS = {
+  RATE_LIMIT_DISABLED: 'false',
+  RATE_LIMIT_API_PER_MINUTE: '1000000',
+  RATE_LIMIT_API_PER_HOUR: '10000000',
+  RATE_LIMIT_PARTNER_PER_MINUTE: '1000000',
+  RATE_LIMIT_PARTNER_PER_HOUR: '10000000',
+  // The bench signs in once per connection, from one address.
+  RATE_LIMIT_IP_PER_MINUTE: '1000',
+};
+
+/**
+ * One API key per till (`n` of them) for the demo partner the bench server printed, made over
+ * HTTP as a partner would: each till is rate-limited under its own key.
+ */
+export async function tillKeys(baseUrl: string, serverStdout: string, n: number): Promise<Array<{ key: string; secret: string }>> {
+  const partner = /^\s*Partner:\s+(\S+) \/ (\S+)/m.exec(serverStdout);
+  if (!partner) throw new Error('the demo seed printed no partner sign-in');
+  const post = async (url: string, headers: Record<string, string>, json: unknown) => {
+    const res = await fetch(`${baseUrl}${url}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`POST ${url} → ${res.status} ${text.slice(0, 300)}`);
+    return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+  };
+  const { token } = await post('/en/partners/auth/login', {}, { email: partner[1], password: partner[2] });
+  const keys: Array<{ key: string; secret: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const made = await post('/en/partners/api-keys', { authorization: `Bearer ${String(token)}` }, { name: `bench till ${i + 1}` });
+    keys.push({ key: String(made.key), secret: String(made.secret) });
+  }
+  return keys;
+}
+
 /** Settings every PostgreSQL bench server runs with; the ones users would not set are listed by `settingsLine`. */
 const BASE_ENV = {
   LOYALTY_DEMO_SEED: 'true',
