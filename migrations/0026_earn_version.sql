@@ -1,7 +1,7 @@
 -- What an award's evaluation reads besides the card, versioned (issue 31): the programme's
 -- earning rules and its campaigns. A node keeps them in memory per partner and the one-statement
 -- award evaluates amount-only purchases with them, sending the version it used; the statement
--- refuses when the row says otherwise (points.repository.ts `award`), so a change made on any
+-- refuses when the row says otherwise (awards/award-statement.ts), so a change made on any
 -- node, through the API or in SQL, is never awarded by a stale copy.
 ALTER TABLE "partner_cards" ADD COLUMN "earn_version" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE FUNCTION "bump_earn_version_of_rules"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -30,3 +30,16 @@ END
 $$;--> statement-breakpoint
 CREATE TRIGGER "campaigns_earn_changed" AFTER INSERT OR UPDATE OR DELETE ON "campaigns"
   FOR EACH ROW EXECUTE FUNCTION "bump_earn_version_of_campaigns"();
+--> statement-breakpoint
+-- A limit changed on the row, however (the API's PUT deletes them as well): what the shards hold
+-- was spread from the old limit, and awards take from them without the row, so they must go;
+-- the next award spreads what the new limit leaves (docs/campaigns.md "Limits under concurrency").
+CREATE FUNCTION "drop_limit_shards_of_campaign"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM "campaign_limit_shards" WHERE "campaign_id" = NEW."id";
+  RETURN NULL;
+END
+$$;--> statement-breakpoint
+CREATE TRIGGER "campaigns_limits_changed" AFTER UPDATE OF "limit_uses", "points_budget" ON "campaigns"
+  FOR EACH ROW WHEN (OLD."limit_uses" IS DISTINCT FROM NEW."limit_uses" OR OLD."points_budget" IS DISTINCT FROM NEW."points_budget")
+  EXECUTE FUNCTION "drop_limit_shards_of_campaign"();

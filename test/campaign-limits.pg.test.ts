@@ -257,6 +257,23 @@ describe('campaign limits under concurrency', () => {
     await assertLedgerConsistent(t);
   });
 
+  it('a budget lowered in SQL (not through the API) drops the shards too: parallel awards take exactly what it leaves', async () => {
+    const programme = await createProgramme(t, p.id);
+    const c = await campaign(programme, { effect: { type: 'bonus', value: 20 }, limits: { points_budget: 1000 } });
+    const ids = await cards(programme, 13);
+    for (const card of ids.slice(0, 3)) assert.equal(campaignPoints(await award(t, p, { card_id: card, shop_id: shop, amount: 1 }), c.id), 20);
+    assert.equal((await shardTotals(c.id)).points, 940);
+    // As an operator's script would: the row only.
+    await t.app.context.database.db.execute(sql`update campaigns set points_budget = 110 where id = ${c.id}`);
+    assert.equal((await shardTotals(c.id)).n, 0);
+    const rest = await Promise.all(ids.slice(3).map((card) => award(t, p, { card_id: card, shop_id: shop, amount: 1 })));
+    for (const r of rest) assert.equal(r.status, 201, r.text);
+    assert.equal(rest.reduce((sum, r) => sum + campaignPoints(r, c.id), 0), 50);
+    const view = await getCampaign(c.id);
+    assert.deepEqual([view.points_awarded, view.budget_left, view.status], [110, 0, 'exhausted']);
+    await assertLedgerConsistent(t);
+  });
+
   it('the quota of 100 campaigns per programme holds under 10 parallel creates', async () => {
     // DESIGN.md §12: the 101st campaign that has not ended is 422 QUOTA_EXCEEDED — also when
     // the creates race (the count is taken under the programme's quota lock).
