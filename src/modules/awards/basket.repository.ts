@@ -169,6 +169,16 @@ export interface BasketLoad {
 
 const totals = campaignTotalsSql('c');
 
+/** A campaign row (alias `c`) as the evaluator reads it, in a json_build_object; each query adds its counters and card uses. */
+const campaignFields = sql.raw(`'id', c.id, 'name', c.name, 'is_active', c.is_active,
+  'starts_ms', (extract(epoch from c.starts_at) * 1000)::float8, 'ends_ms', (extract(epoch from c.ends_at) * 1000)::float8,
+  'days_of_week', c.days_of_week, 'from_time', c.from_time, 'to_time', c.to_time, 'time_zone', c.time_zone,
+  'shop_ids', c.shop_ids, 'tier_ids', c.tier_ids, 'min_amount', c.min_amount::text, 'product_ids', c.product_ids,
+  'category_ids', c.category_ids, 'skus', c.skus, 'first_purchase_only', c.first_purchase_only,
+  'effect_type', c.effect_type, 'effect_value', c.effect_value::text, 'priority', c.priority, 'exclusive', c.exclusive,
+  'limit_per_customer', c.limit_per_customer, 'limit_per_customer_per_day', c.limit_per_customer_per_day,
+  'limit_uses', c.limit_uses, 'points_budget', c.points_budget`);
+
 export const basketRepository = {
   /**
    * Everything the evaluator needs, in ONE prepared statement: the basket lines' catalogue
@@ -219,14 +229,7 @@ export const basketRepository = {
                   (select coalesce(array_agg(up.category_id), '{}') from up where up.product_id = m.product_id)) order by m.pos), '[]'::json)
            from m left join catalog_products p on p.id = m.product_id) as products,
         (select coalesce(json_agg(json_build_object(
-             'id', c.id, 'name', c.name, 'is_active', c.is_active,
-             'starts_ms', (extract(epoch from c.starts_at) * 1000)::float8, 'ends_ms', (extract(epoch from c.ends_at) * 1000)::float8,
-             'days_of_week', c.days_of_week, 'from_time', c.from_time, 'to_time', c.to_time, 'time_zone', c.time_zone,
-             'shop_ids', c.shop_ids, 'tier_ids', c.tier_ids, 'min_amount', c.min_amount::text, 'product_ids', c.product_ids,
-             'category_ids', c.category_ids, 'skus', c.skus, 'first_purchase_only', c.first_purchase_only,
-             'effect_type', c.effect_type, 'effect_value', c.effect_value::text, 'priority', c.priority, 'exclusive', c.exclusive,
-             'limit_per_customer', c.limit_per_customer, 'limit_per_customer_per_day', c.limit_per_customer_per_day,
-             'limit_uses', c.limit_uses, 'points_budget', c.points_budget, 'uses_count', ${totals.uses}, 'points_awarded', ${totals.points},
+             ${campaignFields}, 'uses_count', ${totals.uses}, 'points_awarded', ${totals.points},
              'card_uses', case when ${q.cardId}::int is null then null else
                (select coalesce(json_agg(json_build_array(u.day::text, u.uses)), '[]'::json) from campaign_card_uses u
                  where u.campaign_id = c.id and u.card_id = ${q.cardId}::int) end
@@ -359,14 +362,7 @@ export const basketRepository = {
              pc.round_points_up, pc.min_points_per_purchase, pc.max_points_per_purchase, pc.points_per_visit,
              (select coalesce(array_agg(t.id order by t.id), '{}') from tiers t where t.partner_card_id = pc.id) as tier_ids,
              (select coalesce(json_agg(json_build_object(
-                 'id', c.id, 'name', c.name, 'is_active', c.is_active,
-                 'starts_ms', (extract(epoch from c.starts_at) * 1000)::float8, 'ends_ms', (extract(epoch from c.ends_at) * 1000)::float8,
-                 'days_of_week', c.days_of_week, 'from_time', c.from_time, 'to_time', c.to_time, 'time_zone', c.time_zone,
-                 'shop_ids', c.shop_ids, 'tier_ids', c.tier_ids, 'min_amount', c.min_amount::text, 'product_ids', c.product_ids,
-                 'category_ids', c.category_ids, 'skus', c.skus, 'first_purchase_only', c.first_purchase_only,
-                 'effect_type', c.effect_type, 'effect_value', c.effect_value::text, 'priority', c.priority, 'exclusive', c.exclusive,
-                 'limit_per_customer', c.limit_per_customer, 'limit_per_customer_per_day', c.limit_per_customer_per_day,
-                 'limit_uses', c.limit_uses, 'points_budget', c.points_budget, 'uses_count', 0, 'points_awarded', 0, 'card_uses', null
+                 ${campaignFields}, 'uses_count', 0, 'points_awarded', 0, 'card_uses', null
                ) order by c.priority desc, c.id), '[]'::json)
                from campaigns c
                where c.partner_card_id = pc.id and c.deleted_at is null and c.is_active and (c.ends_at is null or c.ends_at > ${now.toISOString()}::timestamptz)) as campaigns

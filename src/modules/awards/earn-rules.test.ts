@@ -3,44 +3,13 @@
 // statement that picks among them is proved against the engine in test/tiers-fast-award.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { campaignFacts } from '../../../test/helpers/campaign-facts.js';
 import { ANY_TIER, earnVariants, NO_TIER, statementVariants } from './earn-rules.js';
 import type { CampaignFacts } from './evaluate.js';
 import type { EarnRulesRow } from './basket.repository.js';
 
 const now = new Date('2026-11-27T10:00:00Z');
-let nextId = 1;
-function campaign(c: Partial<CampaignFacts> = {}): CampaignFacts {
-  return {
-    id: nextId++,
-    name: 'C',
-    isActive: true,
-    startsAt: null,
-    endsAt: null,
-    daysOfWeek: [],
-    fromTime: null,
-    toTime: null,
-    timeZone: 'Europe/Vilnius',
-    shopIds: [],
-    tierIds: [],
-    minAmountUnits: null,
-    productIds: [],
-    categoryIds: [],
-    skus: [],
-    firstPurchaseOnly: false,
-    effectType: 'bonus',
-    effectHundredths: 500n,
-    priority: 0,
-    exclusive: false,
-    limitPerCustomer: null,
-    limitPerCustomerPerDay: null,
-    limitUses: null,
-    pointsBudget: null,
-    usesCount: 0,
-    pointsAwarded: 0,
-    cardUses: null,
-    ...c,
-  };
-}
+const campaign = (c: Partial<CampaignFacts> = {}) => campaignFacts({ effectHundredths: 500n, cardUses: null, ...c });
 function programme(id: number, campaigns: CampaignFacts[], tierIds: number[] = []): EarnRulesRow {
   return {
     id,

@@ -2,6 +2,7 @@
 // in preview and in the award's transaction (test/campaign-awards.test.ts drives those).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { campaignFacts } from '../../../test/helpers/campaign-facts.js';
 import { basePoints, evaluate, inSchedule, shareOut, type BaseRule, type BasketLine, type CampaignFacts, type EvaluationInput } from './evaluate.js';
 
 const base: BaseRule = {
@@ -26,39 +27,7 @@ function line(position: number, amount: string, opts: Partial<BasketLine> & { qt
   };
 }
 
-let nextId = 1;
-function campaign(c: Partial<CampaignFacts> = {}): CampaignFacts {
-  return {
-    id: nextId++,
-    name: 'C',
-    isActive: true,
-    startsAt: null,
-    endsAt: null,
-    daysOfWeek: [],
-    fromTime: null,
-    toTime: null,
-    timeZone: 'Europe/Vilnius',
-    shopIds: [],
-    tierIds: [],
-    minAmountUnits: null,
-    productIds: [],
-    categoryIds: [],
-    skus: [],
-    firstPurchaseOnly: false,
-    effectType: 'bonus',
-    effectHundredths: 5000n,
-    priority: 0,
-    exclusive: false,
-    limitPerCustomer: null,
-    limitPerCustomerPerDay: null,
-    limitUses: null,
-    pointsBudget: null,
-    usesCount: 0,
-    pointsAwarded: 0,
-    cardUses: { total: 0, byDay: new Map() },
-    ...c,
-  };
-}
+const campaign = campaignFacts;
 
 const now = new Date('2026-11-27T10:00:00Z'); // Friday, 12:00 in Vilnius
 function run(lines: BasketLine[], campaigns: CampaignFacts[], extra: Partial<EvaluationInput> = {}) {
