@@ -61,6 +61,10 @@ describe('SMPP dispatch survives SIGKILL mid-flow', () => {
     await waitFor(() => smsc.submits.length > 0, 30_000, 'the first submit_sm');
     await new Promise((r) => setTimeout(r, 950));
     await first.kill('SIGKILL');
+    // What the killed process wrote is still in the SMSC's socket when its exit is seen (CI
+    // failed on this once: a text read after the exit event was counted as never sent). The
+    // stream ends after its last byte, so once the SMSC has seen the close it has read it all.
+    await waitFor(() => smsc.openSessions === 0, 10_000, 'the SMSC saw the killed session close');
     const beforeKill = new Set(smsc.submits.map((s) => s.text));
     assert.ok(beforeKill.size > WINDOW && beforeKill.size < SENDS, `written before the kill: ${beforeKill.size}`);
 
